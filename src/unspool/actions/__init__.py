@@ -1,0 +1,1 @@
+"""Action schemas, validation and exactly-once dispatch (extra: ``unspool[actions]``)."""

@@ -1,0 +1,1 @@
+"""The ``unspool`` command (extra: ``unspool[cli]``)."""

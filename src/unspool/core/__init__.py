@@ -1,0 +1,1 @@
+"""The incremental partial-JSON parser and one-shot parsing (stdlib only, sans-I/O)."""

@@ -1,0 +1,1176 @@
+"""The incremental partial-JSON parser: ``feed(chunk)`` costs O(len(chunk)).
+
+:class:`JsonStream` keeps a live value that grows as text arrives, following
+the contract in ``spec/partial-json.md``: containers appear at once and stay the
+same objects; strings grow; numbers and literals appear only once complete;
+nothing is ever guessed, so the live value never flickers or changes type.
+
+How it stays linear (and fast) in pure Python:
+
+* The state machine is a generator: ``feed`` is one ``send``, and all parser
+  state lives in the generator's local variables between calls.
+* Runs of string characters, whitespace and number characters are consumed
+  by compiled regular expressions; a string that closes inside the chunk is
+  decoded by the stdlib's C ``scanstring``; a whole object or array that
+  closes inside a large chunk is decoded by the stdlib's C scanner.
+* An in-flight string is extended in place (its slot in the live container is
+  released while it grows, so CPython can resize it without copying), and its
+  slot is refreshed once per ``feed``.
+* Only what cannot be decided yet is held back (an escape, a partial literal,
+  a lookahead of lenient mode) and prepended to the next chunk: a few
+  characters, never the consumed input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Generator
+from json import JSONDecoder
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from unspool.core import lexicon as lx
+from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
+from unspool.core.path_events import (
+    Path,
+    PathEvent,
+    Repair,
+    Skipped,
+    StringDelta,
+    ValueEnd,
+    ValueStart,
+)
+from unspool.core.preamble import PreambleScanner
+from unspool.core.snapshot import deep_copy, max_depth
+
+__all__ = ["JsonStream", "parse_partial"]
+
+# Parser states (locals of the generator).
+_VALUE = 0  # a value is expected: at the root, or after ':'
+_ELEM_FIRST = 1  # after '[': a value or ']'
+_ELEM = 2  # after ',' in an array: a value
+_KEY_FIRST = 3  # after '{': a key or '}'
+_KEY = 4  # after ',' in an object: a key
+_COLON = 5  # after a key
+_AFTER = 6  # after a value inside a container: ',' or the closer
+_END = 7  # the root value is complete
+_STRING = 8  # inside a string (a value or a key)
+_NUMBER = 9  # inside a number token that reached the end of a chunk
+_UKEY = 10  # inside an unquoted key (lenient)
+_COMMENT = 11  # inside a comment (lenient)
+_PREAMBLE = 12  # before the root value (skip_preamble)
+
+_FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
+_FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
+_INNER_QUOTE_WS = 256  # whitespace after a quote beyond which it is taken as a real close
+
+_CLOSE = 1
+_INNER = 0
+_UNDECIDED = -1
+
+
+def _nan_literals() -> dict[str, list[tuple[str, Any, str, str]]]:
+    return {
+        "N": [("NaN", float("nan"), "number", "nan")],
+        "I": [("Infinity", float("inf"), "number", "nan")],
+    }
+
+
+class JsonStream:
+    """Incremental parser of one JSON value (see the module docstring).
+
+    Options:
+
+    * ``events``: collect path events, read with :meth:`feed_events` and
+      :meth:`finish_events`; when off they cost nothing.
+    * ``lenient``: ``True`` accepts every deviation in
+      :data:`unspool.core.lexicon.LENIENT_KINDS` (trailing commas, single
+      quotes, unquoted keys, comments, Python literals, raw control characters,
+      missing commas, unescaped inner quotes, ``NaN``/``Infinity``), each
+      recorded as a :class:`Repair`; a collection of kind names allows only those.
+    * ``skip_preamble``: skip prose, a ````json`` fence line and
+      ``<think>`` blocks before the value (implies ``trailing="ignore"``).
+    * ``trailing``: ``"error"`` (strict JSON) or ``"ignore"``: text after the root
+      value is kept in :attr:`tail` instead of failing.
+    * ``allow_inf_nan``: accept ``NaN``, ``Infinity``, ``-Infinity`` (as ``json.loads`` does).
+    * Limits, each raising :class:`LimitExceeded`: ``max_depth`` (nesting),
+      ``max_token_chars`` (one string, key or number), ``max_document_chars``
+      (everything fed), ``max_int_digits`` (an integer's digits).
+    * ``parse_float`` / ``parse_int``: as in :func:`json.loads`.
+    """
+
+    __slots__ = (
+        "_complete",
+        "_decoder",
+        "_error",
+        "_events",
+        "_finished",
+        "_gen",
+        "_kinds",
+        "_mode",
+        "_opts",
+        "_pos",
+        "_repairs",
+        "_root",
+        "_tail",
+    )
+
+    def __init__(
+        self,
+        *,
+        events: bool = False,
+        lenient: bool | Collection[str] = False,
+        skip_preamble: bool = False,
+        trailing: str | None = None,
+        allow_inf_nan: bool = False,
+        max_depth: int = 1000,
+        max_token_chars: int | None = None,
+        max_document_chars: int | None = None,
+        max_int_digits: int = 4300,
+        parse_float: Callable[[str], Any] | None = None,
+        parse_int: Callable[[str], Any] | None = None,
+    ) -> None:
+        if lenient is True:
+            kinds = lx.LENIENT_KINDS
+        elif lenient is False:
+            kinds = frozenset()
+        else:
+            kinds = frozenset(lenient)
+            unknown = kinds - lx.LENIENT_KINDS
+            if unknown:
+                raise ValueError(f"unknown lenient kinds: {sorted(unknown)}")
+        if trailing is None:
+            trailing = "ignore" if skip_preamble else "error"
+        if trailing not in ("error", "ignore"):
+            raise ValueError("trailing must be 'error' or 'ignore'")
+        if max_depth < 1:
+            raise ValueError("max_depth must be at least 1")
+        self._kinds: frozenset[str] = kinds
+        self._opts = (
+            skip_preamble,
+            trailing,
+            allow_inf_nan,
+            max_depth,
+            max_token_chars,
+            max_document_chars,
+            max_int_digits,
+            parse_float,
+            parse_int,
+        )
+        self._events: list[PathEvent] | None = [] if events else None
+        self._repairs: list[Repair] = []
+        self._root: Any = UNSET
+        self._complete = False
+        self._finished = False
+        self._error: MalformedJSON | None = None
+        self._tail: list[str] = []
+        self._pos = 0
+        self._mode: type | None = None
+        self._decoder: Any = None
+        self._gen = self._machine()
+        next(self._gen)
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def value(self) -> Any:
+        """The live root value (the same object across feeds), or ``UNSET``."""
+        return self._root
+
+    @property
+    def complete(self) -> bool:
+        """True once the root value closed on real input."""
+        return self._complete
+
+    @property
+    def finished(self) -> bool:
+        """True once :meth:`finish` was called."""
+        return self._finished
+
+    @property
+    def pos(self) -> int:
+        """Characters fed so far (the offset used by errors and repairs)."""
+        return self._pos
+
+    @property
+    def tail(self) -> str:
+        """Text that followed the root value (with ``trailing="ignore"``)."""
+        if len(self._tail) > 1:
+            self._tail[:] = ["".join(self._tail)]
+        return self._tail[0] if self._tail else ""
+
+    @property
+    def repairs(self) -> list[Repair]:
+        """What lenient mode repaired so far, in stream order."""
+        return self._repairs
+
+    def feed(self, chunk: str | bytes) -> Any:
+        """Consume ``chunk`` and return the live root value (or ``UNSET``)."""
+        if self._error is not None:
+            raise self._error
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        text = self._decode(chunk)
+        if text:
+            limit = self._opts[5]
+            if limit is not None and self._pos + len(text) > limit:
+                self._fail(LimitExceeded(f"document longer than max_document_chars={limit}", limit))
+            self._pos += len(text)
+            try:
+                self._gen.send(text)
+            except MalformedJSON as exc:
+                self._fail(exc)
+        return self._root
+
+    def finish(self) -> Any:
+        """Close what is open and return the final value (or ``UNSET``). Idempotent."""
+        if self._error is not None:
+            raise self._error
+        if not self._finished:
+            if self._decoder is not None:
+                try:
+                    rest = self._decoder.decode(b"", True)
+                except UnicodeDecodeError as exc:
+                    self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
+                if rest:
+                    self.feed(rest)
+            self._finished = True
+            try:
+                self._gen.send(None)
+            except StopIteration:
+                pass
+            except MalformedJSON as exc:
+                self._fail(exc)
+        return self._root
+
+    def feed_events(self, chunk: str | bytes) -> list[PathEvent]:
+        """Feed ``chunk`` and return the path events it produced (needs ``events=True``).
+
+        If the chunk is malformed, :class:`MalformedJSON` is raised and the events
+        produced before the offending character are left for :meth:`take_events`.
+        """
+        self._need_events()
+        self.feed(chunk)
+        return self.take_events()
+
+    def finish_events(self) -> list[PathEvent]:
+        """Call :meth:`finish` and return the path events it produced (needs ``events=True``)."""
+        self._need_events()
+        self.finish()
+        return self.take_events()
+
+    def take_events(self) -> list[PathEvent]:
+        """Return and forget the path events collected so far (needs ``events=True``)."""
+        events = self._need_events()
+        out = events[:]
+        events.clear()
+        return out
+
+    def snapshot(self) -> Any:
+        """A detached deep copy of the live value (iterative: no recursion limit)."""
+        return deep_copy(self._root)
+
+    def __repr__(self) -> str:
+        state = "complete" if self._complete else "finished" if self._finished else "streaming"
+        return f"<JsonStream {state} pos={self._pos} value={self._root!r:.60}>"
+
+    # ------------------------------------------------------------------ helpers
+
+    def _need_events(self) -> list[PathEvent]:
+        if self._events is None:
+            raise ValueError("path events are off: create the parser with JsonStream(events=True)")
+        return self._events
+
+    def _decode(self, chunk: str | bytes) -> str:
+        kind = type(chunk)
+        if kind is str:
+            if self._mode is bytes:
+                raise TypeError("cannot mix str and bytes chunks in one stream")
+            if self._mode is None:
+                self._mode = str
+            return chunk  # type: ignore[return-value]
+        if isinstance(chunk, (bytes, bytearray, memoryview)):
+            if self._mode is str:
+                raise TypeError("cannot mix str and bytes chunks in one stream")
+            if self._mode is None:
+                import codecs
+
+                self._mode = bytes
+                self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
+            try:
+                text: str = self._decoder.decode(bytes(chunk))
+            except UnicodeDecodeError as exc:
+                self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
+            return text
+        raise TypeError(f"feed() takes str or bytes, not {kind.__name__}")
+
+    def _fail(self, exc: MalformedJSON) -> Any:
+        if exc.partial is UNSET:
+            exc.partial = deep_copy(self._root)
+        self._error = exc
+        raise exc
+
+    def _c_scanner(self) -> Callable[[str, int], tuple[Any, int]] | None:
+        """The stdlib's C scanner configured like this parser, or None when it cannot
+        honour the options (events, lenient, token limits)."""
+        (_, _, allow_nan, _, max_tok, _, max_int, parse_float, parse_int) = self._opts
+        if self._events is not None or self._kinds or max_tok is not None:
+            return None
+
+        def reject_constant(name: str) -> Any:
+            raise ValueError(name)
+
+        if max_int < 4300:
+            base_int = parse_int or int
+
+            def parse_int_limited(text: str) -> Any:
+                if len(text) - (text[0] == "-") > max_int:
+                    raise ValueError("too many digits")
+                return base_int(text)
+
+            parse_int = parse_int_limited
+        decoder = JSONDecoder(
+            parse_float=parse_float,
+            parse_int=parse_int,
+            parse_constant=None if allow_nan else reject_constant,
+            strict=True,
+        )
+        return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
+
+    # ------------------------------------------------------------------ the machine
+
+    def _machine(self) -> Generator[None, str | None, None]:
+        (
+            skip_preamble,
+            trailing,
+            allow_nan,
+            max_depth_,
+            max_tok,
+            _,
+            max_int,
+            parse_float,
+            parse_int,
+        ) = self._opts
+        kinds = self._kinds
+        lenient = bool(kinds)
+        evs = self._events
+        repairs = self._repairs
+        tail = self._tail
+        parse_float = parse_float or float
+        parse_int = parse_int or int
+        scan_once = self._c_scanner()
+        ignore_trailing = trailing == "ignore"
+
+        k_trailing_comma = "trailing_comma" in kinds
+        k_single = "single_quotes" in kinds
+        k_unquoted = "unquoted_key" in kinds
+        k_comment = "comment" in kinds
+        k_ctrl = "control_char" in kinds
+        k_missing_comma = "missing_comma" in kinds
+        k_inner = "inner_quote" in kinds
+        k_nan = "nan" in kinds
+
+        literals: dict[str, list[tuple[str, Any, str, str]]] = {
+            c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
+        }
+        if allow_nan or k_nan:
+            for c, nan_entries in _nan_literals().items():
+                tag = "" if allow_nan else "nan"
+                literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
+        if "python_literal" in kinds:
+            for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
+                literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
+        neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
+
+        ws_run = lx.ws_run
+        number_run = lx.number_run
+        WS = lx.WHITESPACE
+        NUM0 = lx.NUMBER_START
+        escapes = lx.LENIENT_ESCAPES if k_single else lx.ESCAPES
+        str_run = lx.dq_run
+
+        stack: list[Any] = []  # open containers, innermost last
+        val: Any = None
+        cpaths: list[Path] = []  # their paths (events only)
+        key: Any = None  # the key whose value is expected in the innermost object
+        state = _PREAMBLE if skip_preamble else _VALUE
+        preamble = PreambleScanner(lenient=lenient) if skip_preamble else None
+
+        # the in-flight string
+        sbuf = ""
+        quote = '"'
+        is_key = False
+        s_cont: Any = None  # container holding the string (None: the root)
+        s_key: Any = None  # its key (objects) or None (arrays)
+        s_path: Path = ()
+        d_start = 0  # length of sbuf already reported by StringDelta
+        ctrl_seen = False
+        # the in-flight number
+        nbuf = ""
+        n_pos = 0
+        # lenient: where a comment returns to
+        comment_end = ""
+        comment_ret = _VALUE
+
+        carry = ""  # undecided text, prepended to the next chunk
+        base = 0  # stream offset of s[0]
+        s = yield
+        if s is None:  # finish() before any input
+            return
+        n = len(s)
+        i = 0
+
+        try:
+            while True:
+                # ---------------------------------------------------------- chunk boundary
+                if i >= n:
+                    if state == _STRING and not is_key:
+                        _set_slot(self, s_cont, s_key, sbuf)
+                        if evs is not None and len(sbuf) > d_start:
+                            evs.append(StringDelta(s_path, sbuf[d_start:]))
+                            d_start = len(sbuf)
+                    base += n
+                    s = yield
+                    if s is None:
+                        break
+                    if carry:
+                        s = carry + s
+                        base -= len(carry)
+                        carry = ""
+                    n = len(s)
+                    i = 0
+                    if state == _STRING and not is_key:
+                        _set_slot(
+                            self, s_cont, s_key, ""
+                        )  # release the slot so the string can grow in place
+                    continue
+
+                # ---------------------------------------------------------- inside a string
+                if state == _STRING:
+                    while True:
+                        j = str_run(s, i).end()
+                        if j != i:
+                            sbuf += s[i:j]
+                            i = j
+                        if i >= n:
+                            break
+                        c = s[i]
+                        if c == quote:
+                            if k_inner and not is_key:
+                                verdict = _decide_close(
+                                    s, i + 1, bool(stack) and type(stack[-1]) is dict
+                                )
+                                if verdict == _UNDECIDED:
+                                    carry = s[i:]
+                                    i = n
+                                    break
+                                if verdict == _INNER:
+                                    k = ws_run(s, i + 1).end()
+                                    _repair(
+                                        repairs,
+                                        evs,
+                                        "inner_quote",
+                                        base + i,
+                                        "kept an unescaped quote inside a string",
+                                    )
+                                    sbuf += s[i:k]
+                                    i = k
+                                    continue
+                            i += 1
+                            if max_tok is not None and len(sbuf) > max_tok:
+                                raise _error(
+                                    f"string longer than max_token_chars={max_tok}", base + i, True
+                                )
+                            if is_key:
+                                key = sbuf
+                                state = _COLON
+                            else:
+                                _set_slot(self, s_cont, s_key, sbuf)
+                                if evs is not None:
+                                    if len(sbuf) > d_start:
+                                        evs.append(StringDelta(s_path, sbuf[d_start:]))
+                                    evs.append(ValueEnd(s_path, sbuf))
+                                if stack:
+                                    state = _AFTER
+                                else:
+                                    state = _END
+                                    self._complete = True
+                            sbuf = ""
+                            s_cont = None
+                            break
+                        if c == "\\":
+                            if i + 1 >= n:
+                                carry = s[i:]
+                                i = n
+                                break
+                            e = s[i + 1]
+                            if e == "u":
+                                hexpart = s[i + 2 : i + 6]
+                                for off, h in enumerate(hexpart):
+                                    if h not in lx.HEX:
+                                        raise _error("Invalid \\uXXXX escape", base + i + 2 + off)
+                                if len(hexpart) < 4:
+                                    carry = s[i:]
+                                    i = n
+                                    break
+                                cp = int(hexpart, 16)
+                                if 0xD800 <= cp <= 0xDBFF:
+                                    nxt = s[i + 6 : i + 12]
+                                    if (
+                                        len(nxt) == 6
+                                        and nxt[:2] == "\\u"
+                                        and all(h in lx.HEX for h in nxt[2:])
+                                        and 0xDC00 <= int(nxt[2:], 16) <= 0xDFFF
+                                    ):
+                                        low = int(nxt[2:], 16)
+                                        sbuf += chr(
+                                            0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
+                                        )
+                                        i += 12
+                                        continue
+                                    if len(nxt) < 6 and _maybe_low_surrogate(nxt):
+                                        carry = s[i:]
+                                        i = n
+                                        break
+                                sbuf += chr(cp)
+                                i += 6
+                                continue
+                            dec = escapes.get(e)
+                            if dec is None:
+                                raise _error("Invalid \\escape", base + i)
+                            sbuf += dec
+                            i += 2
+                            continue
+                        if c < " ":
+                            if not k_ctrl:
+                                raise _error("Invalid control character in string", base + i)
+                            if not ctrl_seen:
+                                ctrl_seen = True
+                                _repair(
+                                    repairs,
+                                    evs,
+                                    "control_char",
+                                    base + i,
+                                    "kept a raw control character in a string",
+                                )
+                            sbuf += c
+                            i += 1
+                            continue
+                        # a quote of the other kind inside a single/double-quoted string
+                        sbuf += c
+                        i += 1
+                    if max_tok is not None and len(sbuf) > max_tok:
+                        raise _error(
+                            f"string longer than max_token_chars={max_tok}", base + i, True
+                        )
+                    continue
+
+                c = s[i]
+                if state > _STRING:
+                    if state == _NUMBER:
+                        if nbuf == "-" and c == "I" and neg_inf_tag is not None:
+                            # "-" ended the last chunk and "Infinity" follows: re-read as a literal
+                            s = "-" + s[i:]
+                            base += i - 1
+                            n = len(s)
+                            i = 0
+                            state = _VALUE
+                            nbuf = ""
+                            continue
+                        j = number_run(s, i).end()
+                        if len(nbuf) < 100 or lx.digits_run(s, i).end() < j:
+                            ok = lx.number_prefix(nbuf + s[i:j], 0).end()
+                            if ok != len(nbuf) + j - i:
+                                raise _error("Invalid number", n_pos + ok)
+                        nbuf += s[i:j]
+                        i = j
+                        if max_tok is not None and len(nbuf) > max_tok:
+                            raise _error(
+                                f"number longer than max_token_chars={max_tok}", n_pos, True
+                            )
+                        if (
+                            len(nbuf) > max_int + 2
+                            and "." not in nbuf
+                            and "e" not in nbuf
+                            and "E" not in nbuf
+                        ):
+                            raise _error(
+                                f"integer longer than max_int_digits={max_int}", n_pos, True
+                            )
+                        if i >= n:
+                            continue
+                        val = _number_value(parse_float, parse_int, max_int, nbuf, n_pos)
+                        nbuf = ""
+                        if stack:
+                            top = stack[-1]
+                            if type(top) is list:
+                                if evs is not None:
+                                    p = (*cpaths[-1], len(top))
+                                top.append(val)
+                            else:
+                                if evs is not None:
+                                    p = (*cpaths[-1], key)
+                                top[key] = val
+                            state = _AFTER
+                        else:
+                            p = ()
+                            self._root = val
+                            state = _END
+                            self._complete = True
+                        if evs is not None:
+                            evs.append(ValueStart(p, "number"))
+                            evs.append(ValueEnd(p, val))
+                        continue
+
+                    if state == _UKEY:
+                        j = lx.ident_run(s, i).end()
+                        sbuf += s[i:j]
+                        i = j
+                        if i >= n:
+                            continue
+                        key = sbuf
+                        sbuf = ""
+                        state = _COLON
+                        continue
+
+                    if state == _COMMENT:
+                        if not comment_end:
+                            # at the '/' that opens the comment
+                            if i + 1 >= n:
+                                carry = s[i:]
+                                i = n
+                                state = comment_ret
+                                continue
+                            opener = s[i + 1]
+                            if opener == "/":
+                                comment_end = "\n"
+                            elif opener == "*":
+                                comment_end = "*/"
+                            else:
+                                raise _error("Invalid comment", base + i + 1)
+                            _repair(repairs, evs, "comment", base + i, "skipped a comment")
+                            i += 2
+                        found = s.find(comment_end, i)
+                        if found < 0:
+                            if comment_end == "*/" and s.endswith("*"):
+                                carry = "*"
+                            i = n
+                            continue
+                        i = found + len(comment_end)
+                        comment_end = ""
+                        state = comment_ret
+                        continue
+
+                    if state == _PREAMBLE:
+                        assert preamble is not None
+                        i, start, skipped = preamble.scan(s, i, base)
+                        if evs is not None:
+                            for kind_, pos_, text_ in skipped:
+                                evs.append(Skipped(kind_, pos_, text_))
+                        if start:
+                            state = _VALUE
+                        elif i < n:
+                            # undecided: hold the rest for the next chunk
+                            carry = s[i:]
+                            i = n
+                        continue
+
+                    raise AssertionError(f"unreachable parser state {state}")  # pragma: no cover
+
+                if c in WS:
+                    i = ws_run(s, i).end()
+                    continue
+
+                # ---------------------------------------------------------- after a value
+                if state == _AFTER:
+                    top = stack[-1]
+                    if c == ",":
+                        i += 1
+                        state = _ELEM if type(top) is list else _KEY
+                        continue
+                    if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
+                        stack.pop()
+                        if evs is not None:
+                            evs.append(ValueEnd(cpaths.pop(), top))
+                        i += 1
+                        if not stack:
+                            state = _END
+                            self._complete = True
+                        continue
+                    if c == "/" and k_comment:
+                        comment_ret = state
+                        state = _COMMENT
+                        continue
+                    if k_missing_comma and c not in "]}:,":
+                        _repair(repairs, evs, "missing_comma", base + i, "inserted a missing comma")
+                        state = _ELEM if type(top) is list else _KEY
+                        continue
+                    raise _error(
+                        "Expecting ',' delimiter" if c not in "]}" else "Mismatched closer",
+                        base + i,
+                    )
+
+                # ---------------------------------------------------------- a value
+                if state <= _ELEM:
+                    if c == '"' or (c == "'" and k_single):
+                        if c == "'":
+                            _repair(
+                                repairs,
+                                evs,
+                                "single_quotes",
+                                base + i,
+                                "read a single-quoted string",
+                            )
+                        # fast path: the whole string is in this chunk
+                        if c == '"' and s.find('"', i + 1) >= 0:
+                            try:
+                                text, j = scanstring(s, i + 1, True)
+                            except ValueError:
+                                pass
+                            else:
+                                if (
+                                    not k_inner
+                                    or _decide_close(s, j, bool(stack) and type(stack[-1]) is dict)
+                                    == _CLOSE
+                                ):
+                                    if max_tok is not None and len(text) > max_tok:
+                                        raise _error(
+                                            f"string longer than max_token_chars={max_tok}",
+                                            base + j,
+                                            True,
+                                        )
+                                    if stack:
+                                        top = stack[-1]
+                                        if type(top) is list:
+                                            if evs is not None:
+                                                p = (*cpaths[-1], len(top))
+                                            top.append(text)
+                                        else:
+                                            if evs is not None:
+                                                p = (*cpaths[-1], key)
+                                            top[key] = text
+                                        state = _AFTER
+                                    else:
+                                        p = ()
+                                        self._root = text
+                                        state = _END
+                                        self._complete = True
+                                    if evs is not None:
+                                        evs.append(ValueStart(p, "string"))
+                                        if text:
+                                            evs.append(StringDelta(p, text))
+                                        evs.append(ValueEnd(p, text))
+                                    i = j
+                                    continue
+                        # slow path: the string streams
+                        if stack:
+                            top = stack[-1]
+                            s_cont = top
+                            if type(top) is list:
+                                if evs is not None:
+                                    s_path = (*cpaths[-1], len(top))
+                                top.append("")
+                                s_key = None
+                            else:
+                                if evs is not None:
+                                    s_path = (*cpaths[-1], key)
+                                top[key] = ""
+                                s_key = key
+                        else:
+                            s_cont = None
+                            s_key = None
+                            s_path = ()
+                            self._root = ""
+                        if evs is not None:
+                            evs.append(ValueStart(s_path, "string"))
+                        state = _STRING
+                        is_key = False
+                        quote = c
+                        str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
+                        sbuf = ""
+                        d_start = 0
+                        ctrl_seen = False
+                        i += 1
+                        continue
+
+                    if c == "{" or c == "[":
+                        depth = len(stack)
+                        if scan_once is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
+                            try:
+                                val, j = scan_once(s, i)
+                            except (StopIteration, ValueError, RecursionError):
+                                j = -1
+                            if j > 0:
+                                budget = max_depth_ - depth
+                                if (
+                                    s.count("{", i, j) + s.count("[", i, j) <= budget
+                                    or max_depth(val, budget) <= budget
+                                ):
+                                    i = j
+                                    if stack:
+                                        top = stack[-1]
+                                        if type(top) is list:
+                                            top.append(val)
+                                        else:
+                                            top[key] = val
+                                        state = _AFTER
+                                    else:
+                                        self._root = val
+                                        state = _END
+                                        self._complete = True
+                                    continue
+                        if depth >= max_depth_:
+                            raise _error(
+                                f"nesting deeper than max_depth={max_depth_}", base + i, True
+                            )
+                        new: Any = {} if c == "{" else []
+                        if stack:
+                            top = stack[-1]
+                            if type(top) is list:
+                                if evs is not None:
+                                    p = (*cpaths[-1], len(top))
+                                top.append(new)
+                            else:
+                                if evs is not None:
+                                    p = (*cpaths[-1], key)
+                                top[key] = new
+                        else:
+                            p = ()
+                            self._root = new
+                        if evs is not None:
+                            evs.append(ValueStart(p, "object" if c == "{" else "array"))
+                            cpaths.append(p)
+                        stack.append(new)
+                        state = _KEY_FIRST if c == "{" else _ELEM_FIRST
+                        i += 1
+                        continue
+
+                    if c == "]" and state != _VALUE:
+                        top = stack[-1]
+                        if state == _ELEM:
+                            if not k_trailing_comma:
+                                raise _error("Trailing comma before ']'", base + i)
+                            _repair(
+                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
+                            )
+                        stack.pop()
+                        if evs is not None:
+                            evs.append(ValueEnd(cpaths.pop(), top))
+                        i += 1
+                        if stack:
+                            state = _AFTER
+                        else:
+                            state = _END
+                            self._complete = True
+                        continue
+
+                    # scalars: numbers and literals are visible only once complete
+                    val = UNSET
+                    kind = "number"
+                    pos = base + i
+                    if c in NUM0:
+                        j = number_run(s, i).end()
+                        if j >= n:
+                            nbuf = s[i:]
+                            n_pos = pos
+                            ok = lx.number_prefix(nbuf, 0).end()
+                            if ok != len(nbuf):
+                                raise _error("Invalid number", pos + ok)
+                            if max_tok is not None and len(nbuf) > max_tok:
+                                raise _error(
+                                    f"number longer than max_token_chars={max_tok}", pos, True
+                                )
+                            state = _NUMBER
+                            i = n
+                            continue
+                        tok = s[i:j]
+                        if tok == "-" and neg_inf_tag is not None and s[j] == "I":
+                            if s.startswith("-Infinity", i):
+                                if neg_inf_tag:
+                                    _repair(repairs, evs, neg_inf_tag, pos, "read -Infinity")
+                                val = float("-inf")
+                                i += 9
+                            elif n - i < 9 and "-Infinity".startswith(s[i:]):
+                                carry = s[i:]
+                                i = n
+                                continue
+                            else:
+                                raise _error("Invalid literal", pos)
+                        else:
+                            val = _number_value(parse_float, parse_int, max_int, tok, pos)
+                            i = j
+                    else:
+                        entries = literals.get(c)
+                        if entries is None:
+                            if c == "/" and k_comment:
+                                comment_ret = state
+                                state = _COMMENT
+                                continue
+                            raise _error("Expecting value", pos)
+                        for word, wval, wkind, tag in entries:
+                            if s.startswith(word, i):
+                                if tag:
+                                    _repair(repairs, evs, tag, pos, f"read {word}")
+                                val = wval
+                                kind = wkind
+                                i += len(word)
+                                break
+                        else:
+                            rest = s[i : i + 9]
+                            if any(len(rest) < len(w) and w.startswith(rest) for w, *_ in entries):
+                                carry = s[i:]
+                                i = n
+                                continue
+                            longest = max((_common_prefix(rest, w) for w, *_ in entries), default=0)
+                            raise _error("Expecting value", pos + longest)
+                    # attach a complete scalar
+                    if stack:
+                        top = stack[-1]
+                        if type(top) is list:
+                            if evs is not None:
+                                p = (*cpaths[-1], len(top))
+                            top.append(val)
+                        else:
+                            if evs is not None:
+                                p = (*cpaths[-1], key)
+                            top[key] = val
+                        state = _AFTER
+                    else:
+                        p = ()
+                        self._root = val
+                        state = _END
+                        self._complete = True
+                    if evs is not None:
+                        evs.append(ValueStart(p, kind))
+                        evs.append(ValueEnd(p, val))
+                    continue
+
+                # ---------------------------------------------------------- a key
+                if state in (_KEY_FIRST, _KEY):
+                    if c == '"' or (c == "'" and k_single):
+                        if c == "'":
+                            _repair(
+                                repairs, evs, "single_quotes", base + i, "read a single-quoted key"
+                            )
+                        elif s.find('"', i + 1) >= 0:
+                            try:
+                                key, j = scanstring(s, i + 1, True)
+                            except ValueError:
+                                pass
+                            else:
+                                if max_tok is not None and len(key) > max_tok:
+                                    raise _error(
+                                        f"key longer than max_token_chars={max_tok}", base + j, True
+                                    )
+                                i = j
+                                state = _COLON
+                                continue
+                        state = _STRING
+                        is_key = True
+                        quote = c
+                        str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
+                        sbuf = ""
+                        ctrl_seen = False
+                        i += 1
+                        continue
+                    if c == "}":
+                        if state == _KEY:
+                            if not k_trailing_comma:
+                                raise _error("Trailing comma before '}'", base + i)
+                            _repair(
+                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
+                            )
+                        top = stack.pop()
+                        if evs is not None:
+                            evs.append(ValueEnd(cpaths.pop(), top))
+                        i += 1
+                        if stack:
+                            state = _AFTER
+                        else:
+                            state = _END
+                            self._complete = True
+                        continue
+                    if k_unquoted and c in lx.IDENT_START:
+                        _repair(repairs, evs, "unquoted_key", base + i, "read an unquoted key")
+                        sbuf = ""
+                        state = _UKEY
+                        continue
+                    if c == "/" and k_comment:
+                        comment_ret = state
+                        state = _COMMENT
+                        continue
+                    raise _error("Expecting property name enclosed in double quotes", base + i)
+
+                if state == _COLON:
+                    if c == ":":
+                        i += 1
+                        state = _VALUE
+                        continue
+                    if c == "/" and k_comment:
+                        comment_ret = state
+                        state = _COMMENT
+                        continue
+                    raise _error("Expecting ':' delimiter", base + i)
+
+                if state == _END:
+                    if c == "/" and k_comment:
+                        comment_ret = state
+                        state = _COMMENT
+                        continue
+                    if not ignore_trailing:
+                        raise _error("Extra data after the JSON value", base + i)
+                    text = s[i:]
+                    tail.append(text)
+                    if evs is not None:
+                        evs.append(Skipped("trailing", base + i, text))
+                    i = n
+                    continue
+
+        except MalformedJSON:
+            if state == _STRING and not is_key:
+                _set_slot(self, s_cont, s_key, sbuf)  # the partial shows the string so far
+            raise
+
+        # -------------------------------------------------------------- end of input
+        if state == _STRING and not is_key:
+            if carry[:1] == quote:  # a lenient close that waited for lookahead
+                _set_slot(self, s_cont, s_key, sbuf)
+                if evs is not None:
+                    if len(sbuf) > d_start:
+                        evs.append(StringDelta(s_path, sbuf[d_start:]))
+                    evs.append(ValueEnd(s_path, sbuf))
+                if not stack:
+                    self._complete = True
+            else:
+                _set_slot(self, s_cont, s_key, sbuf)
+        elif state == _NUMBER:
+            m = lx.number_full(nbuf)
+            if m is not None and m.end() == len(nbuf):
+                val = _number_value(parse_float, parse_int, max_int, nbuf, n_pos)
+                if stack:
+                    top = stack[-1]
+                    if type(top) is list:
+                        if evs is not None:
+                            p = (*cpaths[-1], len(top))
+                        top.append(val)
+                    else:
+                        if evs is not None:
+                            p = (*cpaths[-1], key)
+                        top[key] = val
+                else:
+                    p = ()
+                    self._root = val
+                    self._complete = True
+                if evs is not None:
+                    evs.append(ValueStart(p, "number"))
+                    evs.append(ValueEnd(p, val))
+        if lenient and not self._complete and "truncated" in kinds and self._root is not UNSET:
+            _repair(
+                repairs,
+                evs,
+                "truncated",
+                base,
+                f"closed {len(stack)} open container(s) at the end of input",
+            )
+
+
+def _error(msg: str, pos: int, limit: bool = False) -> MalformedJSON:
+    return (LimitExceeded if limit else MalformedJSON)(msg, pos)
+
+
+def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
+    """Write the in-flight string into its slot (the root, an array's last item, or a key)."""
+    if cont is None:
+        parser._root = text
+    elif key is None:
+        cont[-1] = text
+    else:
+        cont[key] = text
+
+
+def _repair(
+    repairs: list[Repair], evs: list[PathEvent] | None, kind: str, pos: int, msg: str
+) -> None:
+    r = Repair(kind, pos, msg)
+    repairs.append(r)
+    if evs is not None:
+        evs.append(r)
+
+
+def _decide_close(text: str, j: int, in_object: bool) -> int:
+    """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
+
+    It closes when what follows (after whitespace) is a closer, a colon, a quote,
+    a comment, or a comma followed by something that can start the next member
+    or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
+    """
+    k = lx.ws_run(text, j).end()
+    if k - j > _INNER_QUOTE_WS:
+        return _CLOSE
+    if k >= len(text):
+        return _UNDECIDED
+    c = text[k]
+    if c == ",":
+        k2 = lx.ws_run(text, k + 1).end()
+        if k2 - k > _INNER_QUOTE_WS:
+            return _CLOSE
+        if k2 >= len(text):
+            return _UNDECIDED
+        c2 = text[k2]
+        if c2 in "\"'{[]}/-0123456789" or (in_object and c2 in lx.IDENT_START):
+            return _CLOSE
+        return _INNER
+    if c in '}]:"/':
+        return _CLOSE
+    return _INNER
+
+
+def _number_value(
+    parse_float: Callable[[str], Any],
+    parse_int: Callable[[str], Any],
+    max_int: int,
+    tok: str,
+    pos: int,
+) -> Any:
+    """Convert a complete number token, or raise at its first invalid character."""
+    m = lx.number_full(tok)
+    end = m.end() if m else (1 if tok[:1] == "-" else 0)
+    if m is None or end != len(tok):
+        raise _error("Invalid number", pos + end)
+    if "." in tok or "e" in tok or "E" in tok:
+        return parse_float(tok)
+    if len(tok) - (tok[0] == "-") > max_int:
+        raise _error(f"integer longer than max_int_digits={max_int}", pos, True)
+    try:
+        return parse_int(tok)
+    except ValueError as exc:  # the interpreter's own int digit limit
+        raise _error(f"integer too long ({exc})", pos, True) from None
+
+
+def _maybe_low_surrogate(text: str) -> bool:
+    """Could ``text`` (shorter than 6 chars) still grow into ``\\uDC00``-``\\uDFFF``?"""
+    if text[:1] not in ("", "\\"):
+        return False
+    if len(text) >= 2 and text[1] != "u":
+        return False
+    hexpart = text[2:]
+    if any(h not in lx.HEX for h in hexpart):
+        return False
+    if len(hexpart) >= 1 and hexpart[0] not in "dD":
+        return False
+    return not (len(hexpart) >= 2 and hexpart[1] not in "cdefCDEF")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    k = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        k += 1
+    return k
+
+
+def parse_partial(text: str | bytes, **options: Any) -> Any:
+    """Parse a possibly truncated document in one call: ``feed(text)`` then ``finish()``."""
+    parser = JsonStream(**options)
+    parser.feed(text)
+    return parser.finish()

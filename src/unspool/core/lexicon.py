@@ -1,0 +1,106 @@
+"""Character classes, compiled patterns and constants shared by the core parser.
+
+Bulk work is done by compiled regular expressions and the stdlib's C helpers,
+never by a per-character Python loop: a run of plain string characters,
+whitespace or number characters is consumed with one ``match`` call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final, cast
+
+Run = Callable[[str, int], "re.Match[str]"]
+"""A compiled ``pattern.match`` whose pattern can match the empty string: it never returns None."""
+
+__all__ = [
+    "ESCAPES",
+    "IDENT_START",
+    "LENIENT_KINDS",
+    "LITERALS",
+    "NUMBER_START",
+    "WHITESPACE",
+]
+
+WHITESPACE: Final = " \t\n\r"
+NUMBER_START: Final = "-0123456789"
+IDENT_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+
+ws_run: Final = cast(Run, re.compile(r"[ \t\n\r]*").match)
+"""Consume JSON whitespace."""
+
+dq_run: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f]*').match)
+"""Plain characters of a double-quoted string (strict: no control characters)."""
+
+dq_run_lenient: Final = cast(Run, re.compile(r'[^"\\]*').match)
+"""Plain characters of a double-quoted string, raw control characters allowed."""
+
+sq_run_lenient: Final = cast(Run, re.compile(r"[^'\\]*").match)
+"""Plain characters of a single-quoted string (lenient mode only)."""
+
+number_run: Final = cast(Run, re.compile(r"[-+0-9.eE]*").match)
+"""Characters that can belong to a JSON number token."""
+
+number_full = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?").match
+"""The longest valid JSON number at a position (used to validate a token)."""
+
+number_prefix: Final = cast(
+    Run,
+    re.compile(
+        r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][-+]?[0-9]*)?)?|[eE][-+]?[0-9]*)?)?"
+    ).match,
+)
+"""The longest prefix of a token that can still grow into a JSON number."""
+
+digits_run: Final = cast(Run, re.compile(r"[0-9]*").match)
+
+ident_run: Final = cast(Run, re.compile(r"[A-Za-z0-9_$\-]*").match)
+"""Characters of an unquoted key (lenient mode)."""
+
+ESCAPES: Final = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+"""Single-character JSON escapes and what they decode to."""
+
+LENIENT_ESCAPES: Final = {**ESCAPES, "'": "'"}
+"""Escapes accepted in lenient mode (``\\'`` inside single-quoted strings)."""
+
+HEX: Final = frozenset("0123456789abcdefABCDEF")
+
+LITERALS: Final = {
+    "t": ("true", True, "bool"),
+    "f": ("false", False, "bool"),
+    "n": ("null", None, "null"),
+}
+"""Strict JSON literals by first character: (spelling, value, event kind)."""
+
+PY_LITERALS: Final = {
+    "T": ("True", True, "bool"),
+    "F": ("False", False, "bool"),
+    "N": ("None", None, "null"),
+}
+"""Python's spellings, accepted in lenient mode (kind ``python_literal``)."""
+
+LENIENT_KINDS: Final = frozenset(
+    {
+        "trailing_comma",
+        "single_quotes",
+        "unquoted_key",
+        "comment",
+        "python_literal",
+        "control_char",
+        "missing_comma",
+        "inner_quote",
+        "nan",
+        "truncated",
+    }
+)
+"""Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""

@@ -1,0 +1,241 @@
+"""The event vocabulary every protocol of unspool speaks.
+
+Whatever the wire format (an interleaved JSON array, tags inside prose, or a
+provider's native tool-call deltas), an application consumes one stream of
+these events, in the order the model wrote things:
+
+* :class:`TextDelta` / :class:`ReasoningDelta`: text to show now.
+* :class:`ActionStarted` -> :class:`ActionArgsDelta`* -> exactly one of
+  :class:`ActionComplete` (the only event that allows execution) or
+  :class:`ActionInvalid`.
+* :class:`ActionResult` / :class:`ActionFailed`: added by a dispatcher.
+* :class:`Diagnostic`: something skipped, repaired or ignored, never silent.
+* :class:`StreamError`: the upstream failed; events before it stay valid.
+* :class:`StreamDone`: always last.
+
+Events are small immutable dataclasses; ``to_dict()`` gives a JSON-ready dict
+whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "ActionArgsDelta",
+    "ActionComplete",
+    "ActionFailed",
+    "ActionInvalid",
+    "ActionResult",
+    "ActionStarted",
+    "Diagnostic",
+    "DoneReason",
+    "Event",
+    "FinishReason",
+    "ReasoningDelta",
+    "StreamDone",
+    "StreamError",
+    "TextDelta",
+    "event_to_dict",
+]
+
+FinishReason = Literal["stop", "length", "abort"]
+"""What the caller says about why the stream ended, given to ``finish()``."""
+
+DoneReason = Literal["complete", "truncated", "aborted", "error"]
+"""Why the event stream ended, as reported by :class:`StreamDone`."""
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion of args, results and errors to JSON-ready values."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    dump = getattr(value, "model_dump", None)  # pydantic models, without importing pydantic
+    if callable(dump):
+        return _jsonable(dump(mode="json"))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(dataclasses.asdict(value))
+    if isinstance(value, BaseException):
+        return f"{type(value).__name__}: {value}"
+    return repr(value)
+
+
+class _Event:
+    """Mixin: ``type`` tag and ``to_dict()`` for every event."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``{"type": ..., <fields>}``."""
+        out: dict[str, Any] = {"type": self.type}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(_Event):
+    """Text to show the user now; deltas concatenate to the text exactly, each character once."""
+
+    text: str
+    type: ClassVar[str] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta(_Event):
+    """Text of the model's reasoning channel (``<think>``, Anthropic thinking)."""
+
+    text: str
+    type: ClassVar[str] = "reasoning_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionStarted(_Event):
+    """An action's name is known; arguments may follow.
+
+    ``id`` is unspool's deterministic id (``"{stream_id}:{index}"``); the id the
+    model or provider supplied, if any, is kept as ``action_id`` and never used
+    for identity.  ``attributes`` holds extra tag attributes.
+    """
+
+    id: str
+    index: int
+    name: str
+    action_id: str | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    type: ClassVar[str] = "action_started"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionArgsDelta(_Event):
+    """The action's arguments so far, for a UI; never a reason to execute.
+
+    ``partial`` is the live partial value (it keeps changing: copy it to keep
+    it); ``delta`` is the raw argument text that arrived, when there was one.
+    """
+
+    id: str
+    index: int
+    partial: Any
+    delta: str | None = None
+    type: ClassVar[str] = "action_args_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionComplete(_Event):
+    """The action's closing delimiter was seen and its args parsed (and validated,
+    when a schema is registered: then ``args`` is the validated value).
+    The only event that allows execution."""
+
+    id: str
+    index: int
+    name: str
+    args: Any
+    action_id: str | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    type: ClassVar[str] = "action_complete"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionInvalid(_Event):
+    """Replaces :class:`ActionComplete` for an action that must not run.
+
+    ``reason`` is one of ``malformed_json``, ``schema``, ``unknown_action``,
+    ``truncated``, ``nested``, ``bad_open_tag``, ``missing_name``,
+    ``bad_params``, ``limit``...; ``errors`` holds structured details
+    (dicts with at least ``message``); ``raw`` is the raw argument text when known.
+    """
+
+    id: str
+    index: int
+    name: str | None
+    reason: str
+    errors: tuple[Mapping[str, Any], ...] = ()
+    raw: str | None = None
+    action_id: str | None = None
+    type: ClassVar[str] = "action_invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionResult(_Event):
+    """A dispatcher ran the action's handler; ``result`` is what it returned."""
+
+    id: str
+    index: int
+    name: str
+    result: Any
+    type: ClassVar[str] = "action_result"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionFailed(_Event):
+    """A dispatcher did not get a result: the handler raised (``error_type`` is the
+    exception's class name), the action's outcome is unknown after a crash
+    (``error_type="unknown_outcome"``), or a limit stopped it."""
+
+    id: str
+    index: int
+    name: str
+    error: str
+    error_type: str
+    type: ClassVar[str] = "action_failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic(_Event):
+    """Something was skipped, repaired or ignored: ``kind`` says what, ``pos`` where
+    (offset in the decoded stream, when known), ``text`` the input concerned."""
+
+    kind: str
+    message: str
+    pos: int | None = None
+    text: str | None = None
+    type: ClassVar[str] = "diagnostic"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError(_Event):
+    """The upstream failed mid-stream; every event before this one stands."""
+
+    message: str
+    error_type: str
+    type: ClassVar[str] = "stream_error"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDone(_Event):
+    """Always the last event: why the stream ended, and what it held."""
+
+    reason: DoneReason
+    actions_complete: int = 0
+    actions_invalid: int = 0
+    text_chars: int = 0
+    type: ClassVar[str] = "stream_done"
+
+
+Event = (
+    TextDelta
+    | ReasoningDelta
+    | ActionStarted
+    | ActionArgsDelta
+    | ActionComplete
+    | ActionInvalid
+    | ActionResult
+    | ActionFailed
+    | Diagnostic
+    | StreamError
+    | StreamDone
+)
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """``event.to_dict()``, as a function (handy for ``map``)."""
+    return event.to_dict()

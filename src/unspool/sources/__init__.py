@@ -1,0 +1,1 @@
+"""I/O edges: iterables, SSE, provider SDK streams, and ``generate()``."""
