@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, NoReturn
 
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
@@ -103,6 +103,7 @@ class JsonStream:
         "_decoder",
         "_error",
         "_events",
+        "_fast",
         "_finished",
         "_gen",
         "_kinds",
@@ -111,6 +112,7 @@ class JsonStream:
         "_pos",
         "_repairs",
         "_root",
+        "_send",
         "_tail",
     )
 
@@ -167,7 +169,9 @@ class JsonStream:
         self._mode: type | None = None
         self._decoder: Any = None
         self._gen = self._machine()
+        self._send = self._gen.send
         next(self._gen)
+        self._fast = False  # str chunks, no document limit, not finished, not failed
 
     # ------------------------------------------------------------------ public API
 
@@ -205,6 +209,14 @@ class JsonStream:
 
     def feed(self, chunk: str | bytes) -> Any:
         """Consume ``chunk`` and return the live root value (or ``UNSET``)."""
+        if self._fast and type(chunk) is str:
+            # the common case, kept short: ~1 us per call matters at 4-8 character chunks
+            self._pos += len(chunk)
+            try:
+                self._send(chunk)
+            except MalformedJSON as exc:
+                self._fail(exc)
+            return self._root
         if self._error is not None:
             raise self._error
         if self._finished:
@@ -234,6 +246,7 @@ class JsonStream:
                 if rest:
                     self.feed(rest)
             self._finished = True
+            self._fast = False
             try:
                 self._gen.send(None)
             except StopIteration:
@@ -287,6 +300,7 @@ class JsonStream:
                 raise TypeError("cannot mix str and bytes chunks in one stream")
             if self._mode is None:
                 self._mode = str
+                self._fast = self._opts[5] is None
             return chunk  # type: ignore[return-value]
         if isinstance(chunk, (bytes, bytearray, memoryview)):
             if self._mode is str:
@@ -303,7 +317,8 @@ class JsonStream:
             return text
         raise TypeError(f"feed() takes str or bytes, not {kind.__name__}")
 
-    def _fail(self, exc: MalformedJSON) -> Any:
+    def _fail(self, exc: MalformedJSON) -> NoReturn:
+        self._fast = False
         if exc.partial is UNSET:
             exc.partial = deep_copy(self._root)
         self._error = exc
@@ -387,6 +402,7 @@ class JsonStream:
         NUM0 = lx.NUMBER_START
         escapes = lx.LENIENT_ESCAPES if k_single else lx.ESCAPES
         str_run = lx.dq_run
+        special = lx.dq_special  # finds what ends a run of plain double-quoted string text
 
         stack: list[Any] = []  # open containers, innermost last
         val: Any = None
@@ -424,10 +440,42 @@ class JsonStream:
                 # ---------------------------------------------------------- chunk boundary
                 if i >= n:
                     if state == _STRING and not is_key:
-                        _set_slot(self, s_cont, s_key, sbuf)
-                        if evs is not None and len(sbuf) > d_start:
-                            evs.append(StringDelta(s_path, sbuf[d_start:]))
-                            d_start = len(sbuf)
+                        # Streaming a string value: chunks of plain text take this short loop.
+                        while True:
+                            if s_key is not None:
+                                s_cont[s_key] = sbuf
+                            elif s_cont is not None:
+                                s_cont[-1] = sbuf
+                            else:
+                                self._root = sbuf
+                            if evs is not None and len(sbuf) > d_start:
+                                evs.append(StringDelta(s_path, sbuf[d_start:]))
+                                d_start = len(sbuf)
+                            base += n
+                            s = yield
+                            if s is None:
+                                break
+                            if carry:
+                                s = carry + s
+                                base -= len(carry)
+                                carry = ""
+                            n = len(s)
+                            # release the slot so the string can grow in place
+                            if s_key is not None:
+                                s_cont[s_key] = ""
+                            elif s_cont is not None:
+                                s_cont[-1] = ""
+                            if special(s) is not None:
+                                i = 0
+                                break
+                            sbuf += s
+                            if max_tok is not None and len(sbuf) > max_tok:
+                                raise _error(
+                                    f"string longer than max_token_chars={max_tok}", base + i, True
+                                )
+                        if s is None:
+                            break
+                        continue
                     base += n
                     s = yield
                     if s is None:
@@ -439,9 +487,11 @@ class JsonStream:
                     n = len(s)
                     i = 0
                     if state == _STRING and not is_key:
-                        _set_slot(
-                            self, s_cont, s_key, ""
-                        )  # release the slot so the string can grow in place
+                        # release the slot so the string can grow in place
+                        if s_key is not None:
+                            s_cont[s_key] = ""
+                        elif s_cont is not None:
+                            s_cont[-1] = ""
                     continue
 
                 # ---------------------------------------------------------- inside a string
@@ -786,6 +836,7 @@ class JsonStream:
                         is_key = False
                         quote = c
                         str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
+                        special = lx.sq_special if c == "'" else lx.dq_special
                         sbuf = ""
                         d_start = 0
                         ctrl_seen = False
@@ -1116,8 +1167,17 @@ def _decide_close(text: str, j: int, in_object: bool) -> int:
         if k2 >= len(text):
             return _UNDECIDED
         c2 = text[k2]
-        if c2 in "\"'{[]}/-0123456789" or (in_object and c2 in lx.IDENT_START):
+        if c2 in "\"'{[]}/-0123456789":
             return _CLOSE
+        if in_object and c2 in lx.IDENT_START:
+            # an unquoted key only if a ':' follows the word: "x", then left" is prose
+            k3 = lx.ident_run(text, k2).end()
+            k4 = lx.ws_run(text, k3).end()
+            if k4 - k2 > _INNER_QUOTE_WS:
+                return _INNER
+            if k4 >= len(text):
+                return _UNDECIDED
+            return _CLOSE if text[k4] == ":" else _INNER
         return _INNER
     if c in '}]:"/':
         return _CLOSE

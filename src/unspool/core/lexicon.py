@@ -39,6 +39,12 @@ dq_run_lenient: Final = cast(Run, re.compile(r'[^"\\]*').match)
 sq_run_lenient: Final = cast(Run, re.compile(r"[^'\\]*").match)
 """Plain characters of a single-quoted string (lenient mode only)."""
 
+dq_special: Final = re.compile(r'["\\\x00-\x1f]').search
+"""Anything that ends a run of plain double-quoted string text (None: the chunk is all text)."""
+
+sq_special: Final = re.compile(r"['\\\x00-\x1f]").search
+"""The same for a single-quoted string (lenient mode)."""
+
 number_run: Final = cast(Run, re.compile(r"[-+0-9.eE]*").match)
 """Characters that can belong to a JSON number token."""
 
