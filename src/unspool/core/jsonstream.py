@@ -52,12 +52,12 @@ _KEY_FIRST = 3  # after '{': a key or '}'
 _KEY = 4  # after ',' in an object: a key
 _COLON = 5  # after a key
 _AFTER = 6  # after a value inside a container: ',' or the closer
-_END = 7  # the root value is complete
 _STRING = 8  # inside a string (a value or a key)
 _NUMBER = 9  # inside a number token that reached the end of a chunk
 _UKEY = 10  # inside an unquoted key (lenient)
 _COMMENT = 11  # inside a comment (lenient)
 _PREAMBLE = 12  # before the root value (skip_preamble)
+_END = 13  # the root value is complete
 
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
@@ -225,6 +225,13 @@ class JsonStream:
         if text:
             limit = self._opts[5]
             if limit is not None and self._pos + len(text) > limit:
+                head = text[: limit - self._pos]
+                if head:
+                    self._pos += len(head)
+                    try:
+                        self._gen.send(head)
+                    except MalformedJSON as exc:
+                        self._fail(exc)
                 self._fail(LimitExceeded(f"document longer than max_document_chars={limit}", limit))
             self._pos += len(text)
             try:
@@ -241,8 +248,8 @@ class JsonStream:
             if self._decoder is not None:
                 try:
                     rest = self._decoder.decode(b"", True)
-                except UnicodeDecodeError as exc:
-                    self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
+                except UnicodeDecodeError:
+                    rest = ""  # a character cut off at the end: dropped like any truncation
                 if rest:
                     self.feed(rest)
             self._finished = True
@@ -313,9 +320,24 @@ class JsonStream:
             try:
                 text: str = self._decoder.decode(bytes(chunk))
             except UnicodeDecodeError as exc:
-                self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
+                self._bad_utf8(exc)
             return text
         raise TypeError(f"feed() takes str or bytes, not {kind.__name__}")
+
+    def _bad_utf8(self, exc: UnicodeDecodeError) -> NoReturn:
+        """Parse the valid text before the bad byte (its errors come first), then fail
+        at the bad byte's character offset."""
+        good = exc.object[: exc.start].decode("utf-8")
+        if self._pos == 0 and good.startswith("\ufeff"):
+            good = good[1:]
+        self._decoder = None
+        if good:
+            self._pos += len(good)
+            try:
+                self._gen.send(good)
+            except MalformedJSON as err:
+                self._fail(err)
+        self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
 
     def _fail(self, exc: MalformedJSON) -> NoReturn:
         self._fast = False
@@ -419,6 +441,7 @@ class JsonStream:
         s_key: Any = None  # its key (objects) or None (arrays)
         s_path: Path = ()
         d_start = 0  # length of sbuf already reported by StringDelta
+        s_pos = 0  # stream offset of its opening quote
         ctrl_seen = False
         # the in-flight number
         nbuf = ""
@@ -471,7 +494,7 @@ class JsonStream:
                             sbuf += s
                             if max_tok is not None and len(sbuf) > max_tok:
                                 raise _error(
-                                    f"string longer than max_token_chars={max_tok}", base + i, True
+                                    f"string longer than max_token_chars={max_tok}", s_pos, True
                                 )
                         if s is None:
                             break
@@ -528,7 +551,7 @@ class JsonStream:
                             i += 1
                             if max_tok is not None and len(sbuf) > max_tok:
                                 raise _error(
-                                    f"string longer than max_token_chars={max_tok}", base + i, True
+                                    f"string longer than max_token_chars={max_tok}", s_pos, True
                                 )
                             if is_key:
                                 key = sbuf
@@ -581,12 +604,17 @@ class JsonStream:
                                         carry = s[i:]
                                         i = n
                                         break
+                                    # a lone high surrogate: but a broken escape after it
+                                    # fails first, so the partial never shows the held half
+                                    bad = _bad_escape_at(nxt, escapes)
+                                    if 0 <= bad <= _low_surrogate_prefix_len(nxt):
+                                        raise _error("Invalid \\escape", base + i + 6 + bad)
                                 sbuf += chr(cp)
                                 i += 6
                                 continue
                             dec = escapes.get(e)
                             if dec is None:
-                                raise _error("Invalid \\escape", base + i)
+                                raise _error("Invalid \\escape", base + i + 1)
                             sbuf += dec
                             i += 2
                             continue
@@ -609,13 +637,27 @@ class JsonStream:
                         sbuf += c
                         i += 1
                     if max_tok is not None and len(sbuf) > max_tok:
-                        raise _error(
-                            f"string longer than max_token_chars={max_tok}", base + i, True
-                        )
+                        raise _error(f"string longer than max_token_chars={max_tok}", s_pos, True)
                     continue
 
                 c = s[i]
                 if state > _STRING:
+                    if state == _END:
+                        if ignore_trailing:
+                            text = s[i:]
+                            tail.append(text)
+                            if evs is not None:
+                                evs.append(Skipped("trailing", base + i, text))
+                            i = n
+                            continue
+                        if c in WS:
+                            i = ws_run(s, i).end()
+                            continue
+                        if c == "/" and k_comment:
+                            comment_ret = state
+                            state = _COMMENT
+                            continue
+                        raise _error("Extra data after the JSON value", base + i)
                     if state == _NUMBER:
                         if nbuf == "-" and c == "I" and neg_inf_tag is not None:
                             # "-" ended the last chunk and "Infinity" follows: re-read as a literal
@@ -636,15 +678,6 @@ class JsonStream:
                         if max_tok is not None and len(nbuf) > max_tok:
                             raise _error(
                                 f"number longer than max_token_chars={max_tok}", n_pos, True
-                            )
-                        if (
-                            len(nbuf) > max_int + 2
-                            and "." not in nbuf
-                            and "e" not in nbuf
-                            and "E" not in nbuf
-                        ):
-                            raise _error(
-                                f"integer longer than max_int_digits={max_int}", n_pos, True
                             )
                         if i >= n:
                             continue
@@ -785,7 +818,7 @@ class JsonStream:
                                     if max_tok is not None and len(text) > max_tok:
                                         raise _error(
                                             f"string longer than max_token_chars={max_tok}",
-                                            base + j,
+                                            base + i,
                                             True,
                                         )
                                     if stack:
@@ -838,6 +871,7 @@ class JsonStream:
                         str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
                         special = lx.sq_special if c == "'" else lx.dq_special
                         sbuf = ""
+                        s_pos = base + i
                         d_start = 0
                         ctrl_seen = False
                         i += 1
@@ -934,6 +968,8 @@ class JsonStream:
                             i = n
                             continue
                         tok = s[i:j]
+                        if max_tok is not None and j - i > max_tok:
+                            raise _error(f"number longer than max_token_chars={max_tok}", pos, True)
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
                             if s.startswith("-Infinity", i):
                                 if neg_inf_tag:
@@ -1010,7 +1046,7 @@ class JsonStream:
                             else:
                                 if max_tok is not None and len(key) > max_tok:
                                     raise _error(
-                                        f"key longer than max_token_chars={max_tok}", base + j, True
+                                        f"key longer than max_token_chars={max_tok}", base + i, True
                                     )
                                 i = j
                                 state = _COLON
@@ -1019,7 +1055,9 @@ class JsonStream:
                         is_key = True
                         quote = c
                         str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
+                        special = lx.sq_special if c == "'" else lx.dq_special
                         sbuf = ""
+                        s_pos = base + i
                         ctrl_seen = False
                         i += 1
                         continue
@@ -1062,20 +1100,7 @@ class JsonStream:
                         continue
                     raise _error("Expecting ':' delimiter", base + i)
 
-                if state == _END:
-                    if c == "/" and k_comment:
-                        comment_ret = state
-                        state = _COMMENT
-                        continue
-                    if not ignore_trailing:
-                        raise _error("Extra data after the JSON value", base + i)
-                    text = s[i:]
-                    tail.append(text)
-                    if evs is not None:
-                        evs.append(Skipped("trailing", base + i, text))
-                    i = n
-                    continue
-
+                raise AssertionError(f"unreachable parser state {state}")  # pragma: no cover
         except MalformedJSON:
             if state == _STRING and not is_key:
                 _set_slot(self, s_cont, s_key, sbuf)  # the partial shows the string so far
@@ -1193,17 +1218,52 @@ def _number_value(
 ) -> Any:
     """Convert a complete number token, or raise at its first invalid character."""
     m = lx.number_full(tok)
-    end = m.end() if m else (1 if tok[:1] == "-" else 0)
-    if m is None or end != len(tok):
-        raise _error("Invalid number", pos + end)
+    if m is None or m.end() != len(tok):
+        # the first offending character: past the longest valid prefix (which is the
+        # terminator itself when the whole token could still have grown into a number)
+        raise _error("Invalid number", pos + lx.number_prefix(tok, 0).end())
     if "." in tok or "e" in tok or "E" in tok:
         return parse_float(tok)
     if len(tok) - (tok[0] == "-") > max_int:
         raise _error(f"integer longer than max_int_digits={max_int}", pos, True)
     try:
         return parse_int(tok)
-    except ValueError as exc:  # the interpreter's own int digit limit
-        raise _error(f"integer too long ({exc})", pos, True) from None
+    except ValueError as exc:
+        if parse_int is not int:
+            raise _error(f"integer rejected by parse_int ({exc})", pos) from None
+    return _big_int(tok)
+
+
+def _big_int(tok: str) -> int:
+    """``int(tok)`` for more digits than the interpreter converts at once (its
+    ``sys.get_int_max_str_digits()`` guard), when ``max_int_digits`` allows them."""
+    sign = -1 if tok[0] == "-" else 1
+    digits = tok.lstrip("-")
+    value = 0
+    for k in range(0, len(digits), 4000):
+        part = digits[k : k + 4000]
+        value = value * 10 ** len(part) + int(part)
+    return sign * value
+
+
+def _bad_escape_at(text: str, escapes: dict[str, str]) -> int:
+    """Offset in ``text`` of the first bad character of an escape it starts with, or -1."""
+    if text[:1] != "\\" or len(text) < 2:
+        return -1
+    if text[1] == "u":
+        for off, h in enumerate(text[2:6]):
+            if h not in lx.HEX:
+                return 2 + off
+        return -1
+    return -1 if text[1] in escapes else 1
+
+
+def _low_surrogate_prefix_len(text: str) -> int:
+    """How many leading characters of ``text`` could still begin a low-surrogate escape."""
+    k = 0
+    while k < min(len(text), 6) and _maybe_low_surrogate(text[: k + 1]):
+        k += 1
+    return k
 
 
 def _maybe_low_surrogate(text: str) -> bool:

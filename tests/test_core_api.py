@@ -1,0 +1,298 @@
+"""The API vectors A1-A13 of the study (§11) and the JsonStream surface of docs/architecture.md."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from core_support import assert_same, detach
+from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
+
+
+def test_a1_utf8_character_split_across_byte_chunks() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed(b'{"a":"x\xc3')), {"a": "x"})
+    assert parser.complete is False
+    assert_same(detach(parser.feed(b'\xa9"}')), {"a": "xé"})
+    assert parser.complete is True
+    assert_same(parser.finish(), {"a": "xé"})
+
+
+def test_a2_surrogate_pair_split_across_chunks() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed('{"a":"x\\ud83d')), {"a": "x"})
+    assert_same(detach(parser.feed('\\ude00"}')), {"a": "x😀"})
+    assert parser.complete is True
+
+
+def test_a3_number_split_across_three_chunks() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed('{"n":1.')), {})
+    assert_same(detach(parser.feed("5e")), {})
+    assert_same(detach(parser.feed("-3}")), {"n": 0.0015})
+    assert parser.complete is True
+
+
+def test_a4_finish_twice_returns_the_same_object() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed('{"a":[1,2')), {"a": [1]})
+    first = parser.finish()
+    second = parser.finish()
+    assert first is second
+    assert first is parser.value
+    assert_same(first, {"a": [1, 2]})
+    assert parser.complete is False
+    assert parser.finished is True
+
+
+def test_a5_live_root_is_aliased() -> None:
+    parser = JsonStream()
+    root = parser.feed('{"a":1')
+    assert_same(detach(root), {})
+    parser.feed(',"b":2}')
+    assert root is parser.value
+    assert_same(root, {"a": 1, "b": 2})
+
+
+def test_a6_snapshot_is_detached() -> None:
+    parser = JsonStream()
+    parser.feed('{"a":1,')
+    snap = parser.snapshot()
+    parser.feed('"b":2}')
+    assert_same(snap, {"a": 1})
+    assert_same(parser.value, {"a": 1, "b": 2})
+    snap["c"] = 3
+    assert_same(parser.value, {"a": 1, "b": 2})
+
+
+def test_a7_wrong_closer_after_trailing_comma() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed("[1,")), [1])
+    with pytest.raises(MalformedJSON) as caught:
+        parser.feed("]")
+    assert type(caught.value) is MalformedJSON
+    assert caught.value.pos == 3
+    assert_same(caught.value.partial, [1])
+    with pytest.raises(MalformedJSON) as again:
+        parser.feed("2]")
+    assert again.value.pos == 3
+    with pytest.raises(MalformedJSON) as at_finish:
+        parser.finish()
+    assert at_finish.value.pos == 3
+
+
+def test_a8_whitespace_after_root_then_garbage() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed('{"a":1}')), {"a": 1})
+    assert_same(detach(parser.feed("  \n")), {"a": 1})
+    with pytest.raises(MalformedJSON) as caught:
+        parser.feed("x")
+    assert caught.value.pos == 10
+    assert_same(caught.value.partial, {"a": 1})
+
+
+def test_a8_with_trailing_ignore() -> None:
+    parser = JsonStream(trailing="ignore")
+    parser.feed('{"a":1}')
+    parser.feed("  \n")
+    assert_same(detach(parser.feed("x")), {"a": 1})
+    assert_same(parser.finish(), {"a": 1})
+    assert parser.tail == "  \nx"
+    assert parser.complete is True
+
+
+def test_a9_feed_after_finish_raises_runtime_error() -> None:
+    parser = JsonStream()
+    parser.finish()
+    with pytest.raises(RuntimeError):
+        parser.feed("1")
+    with pytest.raises(RuntimeError):
+        parser.feed(b"1")
+    assert parser.finish() is UNSET
+
+
+def test_a10_depth_limit() -> None:
+    parser = JsonStream(max_depth=1000)
+    with pytest.raises(LimitExceeded) as caught:
+        parser.feed("[" * 1001 + "1")
+    assert caught.value.pos == 1000
+
+
+def test_a11_int_digit_limit_is_limit_exceeded() -> None:
+    text = '{"a":' + "1" * 5000 + ","
+    parser = JsonStream()
+    with pytest.raises(LimitExceeded) as caught:
+        parser.feed(text)
+    # the offending token starts at 5; its 4301st digit is at 4305; the int is known at 5005
+    assert caught.value.pos in (5, 4305, 5005)
+    assert_same(caught.value.partial, {})
+
+
+def test_a13_think_block_with_braces() -> None:
+    text = '<think>e.g. {"name":"Alice"}</think>{"name":"Bob"}'
+    assert_same(parse_partial(text, skip_preamble=True), {"name": "Bob"})
+
+
+# ------------------------------------------------------------------ the rest of the surface
+
+
+def test_fresh_parser_state() -> None:
+    parser = JsonStream()
+    assert parser.value is UNSET
+    assert parser.complete is False
+    assert parser.finished is False
+    assert parser.pos == 0
+    assert parser.feed("") is UNSET
+    assert parser.feed("  \n\t\r") is UNSET
+    assert parser.pos == 5
+    assert parser.finish() is UNSET
+    assert parser.complete is False
+
+
+def test_pos_counts_characters_not_bytes() -> None:
+    parser = JsonStream()
+    parser.feed('{"a": 1')
+    assert parser.pos == 7
+    byte_parser = JsonStream()
+    byte_parser.feed('["é😀'.encode())
+    assert byte_parser.pos == 4
+    byte_parser.feed("é".encode()[:1])
+    assert byte_parser.pos == 4
+    byte_parser.feed("é".encode()[1:] + b'"]')
+    assert byte_parser.pos == 7
+    assert_same(byte_parser.value, ["é😀é"])
+
+
+def test_complete_is_set_by_the_closer_and_survives_whitespace() -> None:
+    parser = JsonStream()
+    parser.feed('[1, {"a": [true]}')
+    assert parser.complete is False
+    parser.feed("]")
+    assert parser.complete is True
+    parser.feed(" \n")
+    assert parser.complete is True
+    assert_same(parser.finish(), [1, {"a": [True]}])
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("true", True), ("false", False), ("null", None), ('"s"', "s")],
+)
+def test_self_delimiting_roots_are_complete_without_finish(text: str, value: Any) -> None:
+    parser = JsonStream()
+    assert_same(parser.feed(text), value)
+    assert parser.complete is True
+
+
+def test_root_number_waits_for_its_end() -> None:
+    parser = JsonStream()
+    assert parser.feed("-12.5") is UNSET
+    assert parser.complete is False
+    assert_same(parser.feed(" "), -12.5)
+    assert parser.complete is True
+
+
+def test_containers_keep_their_identity() -> None:
+    parser = JsonStream()
+    root = parser.feed('{"list": [{"inner": [')
+    inner_list = root["list"]
+    inner_obj = inner_list[0]
+    deepest = inner_obj["inner"]
+    parser.feed('1, 2], "s": "x')
+    parser.feed('yz"}, 3], "tail": {}}')
+    final = parser.finish()
+    assert final is root
+    assert final["list"] is inner_list
+    assert final["list"][0] is inner_obj
+    assert final["list"][0]["inner"] is deepest
+    assert_same(final, {"list": [{"inner": [1, 2], "s": "xyz"}, 3], "tail": {}})
+
+
+def test_in_flight_string_is_visible_after_each_feed() -> None:
+    parser = JsonStream()
+    shown = []
+    for chunk in ['{"t": "He', "llo, ", "wor", 'ld"}']:
+        shown.append(detach(parser.feed(chunk))["t"])
+    assert shown == ["He", "Hello, ", "Hello, wor", "Hello, world"]
+
+
+def test_snapshot_has_no_recursion_limit() -> None:
+    depth = 50_000
+    parser = JsonStream(max_depth=100_000)
+    parser.feed("[" * depth)
+    snap = parser.snapshot()
+    assert snap is not parser.value
+    node, seen = snap, 1
+    while node:
+        assert type(node) is list and len(node) == 1
+        node, seen = node[0], seen + 1
+    assert node == [] and seen == depth
+    with pytest.raises(MalformedJSON) as caught:
+        parser.feed("x")
+    assert caught.value.pos == depth
+    node, seen = caught.value.partial, 1
+    while node:
+        node, seen = node[0], seen + 1
+    assert seen == depth
+
+
+def test_snapshot_before_anything_is_unset() -> None:
+    assert JsonStream().snapshot() is UNSET
+
+
+def test_parse_partial_passes_options() -> None:
+    assert_same(parse_partial('{"a": 1} tail', trailing="ignore"), {"a": 1})
+    with pytest.raises(MalformedJSON):
+        parse_partial('{"a": 1} tail')
+    with pytest.raises(LimitExceeded):
+        parse_partial("[[[1]]]", max_depth=2)
+    assert_same(parse_partial("[[1]]", max_depth=2), [[1]])
+
+
+def test_parse_float_and_parse_int_hooks_follow_json_loads() -> None:
+    text = '{"f": 1.10, "i": 7, "e": 2e3, "l": [0.5, -3]}'
+    got = parse_partial(text, parse_float=Decimal, parse_int=str)
+    assert got == {"f": Decimal("1.10"), "i": "7", "e": Decimal("2e3"), "l": [Decimal("0.5"), "-3"]}
+    assert [type(v) for v in (got["f"], got["i"], got["e"])] == [Decimal, str, Decimal]
+    parser = JsonStream(parse_float=Decimal)
+    parser.feed("[1.5, 2.2")
+    assert parser.finish() == [Decimal("1.5"), Decimal("2.2")]
+
+
+def test_utf8_bom_is_skipped_in_bytes_mode_only() -> None:
+    assert_same(parse_partial(b'\xef\xbb\xbf{"a": 1}'), {"a": 1})
+    parser = JsonStream()
+    assert parser.feed(b"\xef") is UNSET
+    assert parser.feed(b"\xbb") is UNSET
+    assert_same(detach(parser.feed(b"\xbf[1]")), [1])
+    with pytest.raises(MalformedJSON) as caught:
+        parse_partial('\ufeff{"a": 1}')
+    assert caught.value.pos == 0
+    with pytest.raises(MalformedJSON) as inside:
+        parse_partial(b"[1, \xef\xbb\xbf2]")
+    assert inside.value.pos == 4
+
+
+def test_invalid_utf8_is_malformed_json_at_its_character_offset() -> None:
+    with pytest.raises(MalformedJSON) as caught:
+        parse_partial(b'["\xc3\xa9\xff"]')
+    assert type(caught.value) is MalformedJSON
+    assert caught.value.pos == 3
+    assert_same(caught.value.partial, ["é"])
+
+
+def test_truncated_utf8_at_finish_is_dropped_like_any_truncation() -> None:
+    parser = JsonStream()
+    assert_same(detach(parser.feed(b'["a\xe2\x82')), ["a"])
+    assert_same(parser.finish(), ["a"])
+    assert parser.complete is False
+
+
+@pytest.mark.parametrize(("first", "second"), [("[", b"1]"), (b"[", "1]")])
+def test_mixing_str_and_bytes_is_a_type_error(first: str | bytes, second: str | bytes) -> None:
+    parser = JsonStream()
+    parser.feed(first)
+    with pytest.raises(TypeError):
+        parser.feed(second)

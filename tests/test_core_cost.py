@@ -1,0 +1,244 @@
+"""Coarse guards on cost and memory (absolute timings belong in bench/, not here).
+
+* Linear cost: 4x the input costs well under 8x the time (a quadratic parser takes 16x),
+  for an interleaved text/action document and a tool-call argument object holding a
+  long code string, fed in 8-character chunks; and a 1 MB string streamed in
+  4-character chunks through ``feed_events``.  Each time is the minimum of a few runs.
+* Memory: streaming a ~20 MB document in 64 KB chunks peaks within 2x of what
+  ``json.loads`` needs for it, and the parser does not keep consumed input (20 MB
+  streamed into a tiny value stays under 8 MB of peak RSS).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core_support import assert_same
+from unspool import JsonStream, StringDelta
+
+RATIO_LIMIT = 8.0
+REPEATS = 3
+
+
+def _best_time(run: Callable[[], Any]) -> float:
+    best = float("inf")
+    for _ in range(REPEATS):
+        gc.collect()
+        gc.disable()
+        try:
+            started = time.perf_counter()
+            run()
+            best = min(best, time.perf_counter() - started)
+        finally:
+            gc.enable()
+    return best
+
+
+def interleaved_doc(size: int) -> str:
+    """An array of text and action items (what an interleaved protocol streams), ~size chars."""
+    items: list[Any] = []
+    length = 0
+    while length < size:
+        n = len(items)
+        if n % 3 == 2:
+            item: dict[str, Any] = {
+                "type": "action",
+                "name": "search",
+                "args": {"query": f"weather in city {n}", "limit": n % 7, "exact": n % 2 == 0},
+            }
+        else:
+            item = {"type": "text", "text": f'Sentence {n} says something "quoted" é.\n'}
+        items.append(item)
+        length += len(json.dumps(item, ensure_ascii=False)) + 2
+    return json.dumps(items, ensure_ascii=False)
+
+
+def tool_args_doc(size: int) -> str:
+    """One tool-call argument object whose ``code`` string is most of the document."""
+    line = 'def handler(event):\n    return {"ok": True, "path": "C:\\\\tmp"}  # ok\n'
+    code = (line * (size // len(line) + 1))[:size]
+    return json.dumps({"path": "src/app.py", "code": code, "mode": "overwrite"})
+
+
+def _feed_in_chunks(doc: str, size: int) -> Callable[[], Any]:
+    chunks = [doc[i : i + size] for i in range(0, len(doc), size)]
+
+    def run() -> Any:
+        parser = JsonStream()
+        for chunk in chunks:
+            parser.feed(chunk)
+        return parser.finish()
+
+    return run
+
+
+def _assert_linear(make: Callable[[int], str], base: int, chunk: int) -> tuple[float, float]:
+    small, large = make(base), make(4 * base)
+    assert_same(_feed_in_chunks(small, chunk)(), json.loads(small))
+    t_small = _best_time(_feed_in_chunks(small, chunk))
+    t_large = _best_time(_feed_in_chunks(large, chunk))
+    assert t_large < RATIO_LIMIT * t_small, (
+        f"4x the input took {t_large / t_small:.1f}x the time "
+        f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"
+    )
+    return t_small, t_large
+
+
+def test_interleaved_document_costs_linear_time() -> None:
+    _assert_linear(interleaved_doc, 64_000, 8)
+
+
+def test_long_string_tool_args_cost_linear_time() -> None:
+    _assert_linear(tool_args_doc, 64_000, 8)
+
+
+def test_one_megabyte_string_through_feed_events_is_linear() -> None:
+    def make(size: int) -> tuple[str, str]:
+        piece = 'lorem ipsum \\n dolor \\u00e9 sit \\"amet\\" '
+        decoded = json.loads('"' + piece + '"')
+        reps = size // len(piece) + 1
+        return '{"text": "' + piece * reps + '"}', decoded * reps
+
+    def stream(doc: str) -> Callable[[], str]:
+        chunks = [doc[i : i + 4] for i in range(0, len(doc), 4)]
+
+        def run() -> str:
+            parser = JsonStream(events=True)
+            pieces = []
+            for chunk in chunks:
+                for event in parser.feed_events(chunk):
+                    if type(event) is StringDelta:
+                        pieces.append(event.text)
+            parser.finish()
+            return "".join(pieces)
+
+        return run
+
+    small_doc, small_text = make(256 * 1024)
+    large_doc, large_text = make(1024 * 1024)
+    assert stream(small_doc)() == small_text
+    assert stream(large_doc)() == large_text
+    t_small = _best_time(stream(small_doc))
+    t_large = _best_time(stream(large_doc))
+    assert t_large < RATIO_LIMIT * t_small, (
+        f"4x the string took {t_large / t_small:.1f}x the time "
+        f"({t_small * 1000:.0f} ms -> {t_large * 1000:.0f} ms)"
+    )
+
+
+# ------------------------------------------------------------------------------ memory
+#
+# Peak memory is measured as the peak RSS of a child process (Linux: the high-water
+# mark is reset through /proc/self/clear_refs once the document is loaded), which costs
+# nothing at run time; tracemalloc slows the parser down ~50x on a 20 MB stream.
+
+_CHILD = r"""
+import json, sys
+from unspool import JsonStream
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+mode, path = sys.argv[1], sys.argv[2]
+doc = open(path, encoding="utf-8").read() if mode != "tiny" else ""
+
+def tiny_chunks():
+    yield '{"k": 0'
+    member = ', "k": 1' + " " * 56
+    block = member * (65536 // len(member))
+    for _ in range(20_000_000 // len(block) + 1):
+        yield block
+    yield ', "last": "end"}'
+
+with open("/proc/self/clear_refs", "w") as refs:
+    refs.write("5")
+base = status("VmRSS")
+if mode == "loads":
+    value = json.loads(doc)
+elif mode == "stream":
+    parser = JsonStream()
+    for i in range(0, len(doc), 65536):
+        parser.feed(doc[i : i + 65536])
+    value = parser.finish()
+else:
+    parser = JsonStream()
+    fed = 0
+    for chunk in tiny_chunks():
+        parser.feed(chunk)
+        fed += len(chunk)
+    value = parser.finish()
+peak = status("VmHWM") - base
+if mode == "stream":
+    ok = value == json.loads(doc)
+elif mode == "tiny":
+    ok = value == {"k": 1, "last": "end"} and fed > 20_000_000
+else:
+    ok = True
+print(json.dumps({"peak": peak, "ok": ok}))
+"""
+
+
+def _child_peak(mode: str, path: Path) -> int:
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.skip("peak-RSS measurement needs Linux /proc/self/clear_refs")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["ok"] is True, f"{mode}: wrong value"
+    return int(report["peak"])
+
+
+def _structured_doc(size: int) -> str:
+    record: dict[str, Any] = {
+        "id": 0,
+        "name": "item",
+        "score": 0.5,
+        "tags": ["alpha", "beta", "gamma"],
+        "nested": {"ok": True, "note": None, "text": "some words in a sentence"},
+    }
+    one = len(json.dumps(record)) + 2
+    records = []
+    for i in range(size // one):
+        copy = dict(record)
+        copy["id"] = i
+        copy["name"] = f"item {i} \u00e9"
+        copy["score"] = i / 7
+        records.append(copy)
+    return json.dumps(records)
+
+
+def test_streaming_20mb_peaks_within_2x_of_json_loads(tmp_path: Path) -> None:
+    path = tmp_path / "doc.json"
+    path.write_text(_structured_doc(20_000_000), encoding="utf-8")
+    loads_peak = _child_peak("loads", path)
+    stream_peak = _child_peak("stream", path)
+    assert stream_peak <= 2 * loads_peak, (
+        f"streaming peaked at {stream_peak / 1e6:.0f} MB, json.loads at {loads_peak / 1e6:.0f} MB"
+    )
+
+
+def test_consumed_input_is_not_retained(tmp_path: Path) -> None:
+    """20 MB of input whose value is tiny: the parser's memory stays small throughout."""
+    peak = _child_peak("tiny", tmp_path)
+    assert peak < 8_000_000, f"peak {peak / 1e6:.1f} MB while streaming 20 MB into a tiny value"
