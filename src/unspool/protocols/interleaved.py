@@ -1,0 +1,522 @@
+"""The interleaved JSON-array protocol, streamed as ordered events.
+
+The model answers with one JSON array of items, ``{"type":"text","content":"…"}``
+(speech to show) and ``{"type":"action","name":"…","params":{…}}`` (a silent
+tool call; legacy ``tool_name`` / ``parameters`` / ``action_id`` too).
+:class:`InterleavedParser` turns the stream into :mod:`unspool.events` in the
+order the model wrote them: text as ``TextDelta`` while each string grows,
+actions as ``ActionStarted`` -> ``ActionArgsDelta``* -> ``ActionComplete`` once
+the item's ``}`` was really seen, and ``StreamDone`` last.  It is driven by the
+path events of one :class:`~unspool.core.jsonstream.JsonStream`, so every
+character is scanned once: the whole stream costs O(n).  The items are
+followed by :class:`~unspool.protocols.interleaved_items.ItemTracker`.
+
+Around the array (found by :class:`~unspool.protocols.interleaved_prose.ProseScanner`):
+
+* The array starts at a ``[`` followed by optional whitespace and ``{`` or
+  ``]``, possibly after a markdown fence; ``see [1]`` or ``Sure [note]:`` is
+  prose.  At the very start of the reply (no prose yet) a ``[`` followed by any
+  JSON value is a candidate too (``[1,"s",null]`` is a reply of unusable items).
+* **Prose policy** (``prose=``).  "Prose before the array gives the same events
+  as the bare array" and "a reply with no array streams its prose as it
+  arrives" conflict while streaming, so the caller chooses:
+
+  - ``"stream"`` (default): prose before the array is shown as ``TextDelta``
+    as it arrives, holding back only a suffix that could still be a fence or
+    an array start;
+  - ``"hold"``: prose is held; if an array starts it is reported as a
+    ``Diagnostic(kind="preamble")`` and never shown; if the stream ends with
+    no array, it is emitted as text at ``finish()``.
+
+  A fence before the array, and a ```json`` fence marker line anywhere, are
+  never shown (``Diagnostic(kind="fence")``).
+* Everything after the array's closing ``]`` (a fence, "Hope this helps!", a
+  second array), in the same chunk as ``]`` or later, is ignored and reported
+  at ``finish()`` as one ``Diagnostic`` (kind ``"fence"``, ``"extra_array"`` or
+  ``"trailing"``).  :attr:`InterleavedParser.closed` tells a caller it may stop
+  reading.
+* A candidate array is *recognised* by its first item of type text or action
+  (or a legacy action); until then its events are held back.  An unrecognised
+  candidate goes back to being prose (its ``[`` is shown and the text after it
+  is scanned again) when it hits a JSON error, when it closes after prose was
+  already seen (``x = [{a: 1}] is a list``), or when it closes at the start of
+  the reply and prose follows it (``[1] Smith et al.``); followed by nothing, a
+  fence or another array, it was the reply and its items are reported.
+  Rescanning is bounded by the length of the input, so the cost stays O(n).
+
+JSON errors (strict mode; ``lenient=True`` lets the core repair what models get
+wrong, each repair reported as ``Diagnostic(kind="repair")``): the stream does
+not raise.  A ``Diagnostic(kind="malformed_json")`` is emitted, an open action
+becomes ``ActionInvalid(reason="malformed_json")``, an open text item keeps what
+was shown, the array ends there, the rest of the input is reported as trailing
+text, and ``StreamDone.reason`` is ``"error"``.
+
+Truncation at ``finish()``: a text item cut off keeps what was shown, an action
+cut off is ``ActionInvalid(reason="truncated")`` (never completed with invented
+closers), a complete action in an unclosed array completes, and
+``StreamDone.reason`` is ``"truncated"`` when the array did not close or
+``reason="length"`` (``"aborted"`` for ``reason="abort"``).  Nothing shown is
+ever sent again; ``finish()`` is idempotent.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Any, Literal
+
+from unspool.core.errors import MalformedJSON
+from unspool.core.jsonstream import JsonStream
+from unspool.events import Diagnostic, DoneReason, Event, FinishReason, TextDelta
+from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
+from unspool.protocols.interleaved_items import ItemTracker
+from unspool.protocols.interleaved_prose import (
+    ArrayStart,
+    DroppedFence,
+    ProseScanner,
+    ProseText,
+    Segment,
+)
+
+__all__ = ["InterleavedParser", "ProsePolicy", "parse_interleaved"]
+
+ProsePolicy = Literal["stream", "hold"]
+
+_PROSE, _ARRAY, _CLOSING, _AFTER = 0, 1, 2, 3
+_CLOSING_FENCE = re.compile(r"`{3,}")
+_ARRAY_START = re.compile(r"\[\s*[{\]]")
+
+
+class _Candidate:
+    """The array being read: its start, its core parser, its items, the text fed."""
+
+    __slots__ = ("chunks", "core", "fed", "start", "tracker")
+
+    def __init__(self, start: ArrayStart, core: JsonStream, tracker: ItemTracker) -> None:
+        self.start = start
+        self.core = core
+        self.tracker = tracker
+        self.chunks: list[str] = []
+        self.fed = 0
+
+    def text(self) -> str:
+        if len(self.chunks) > 1:
+            self.chunks[:] = ["".join(self.chunks)]
+        return self.chunks[0] if self.chunks else ""
+
+
+class InterleavedParser:
+    """Streams an interleaved JSON-array reply as ordered events (see the module doc).
+
+    ``feed(chunk)`` takes ``str`` or ``bytes`` (UTF-8, decoded incrementally)
+    and returns the events it produced; ``finish(reason)`` closes the stream
+    (``reason``: ``"stop"``, ``"length"``, ``"abort"`` or ``None``) and returns
+    the last events, ``StreamDone`` last.  Action ids are
+    ``"{stream_id}:{index}"``; ``registry`` validates args by action name.
+    """
+
+    __slots__ = (
+        "_cand",
+        "_decoder",
+        "_emitter",
+        "_error",
+        "_finished",
+        "_held",
+        "_hold",
+        "_lenient",
+        "_offset",
+        "_phase",
+        "_rescanned",
+        "_scanner",
+        "_shown",
+        "_tail",
+        "_tail_pos",
+        "_text_chars",
+        "_truncated",
+    )
+
+    def __init__(
+        self,
+        *,
+        stream_id: str = "stream",
+        registry: ActionValidator | None = None,
+        lenient: bool = False,
+        prose: ProsePolicy = "stream",
+    ) -> None:
+        if prose not in ("stream", "hold"):
+            raise ValueError("prose must be 'stream' or 'hold'")
+        self._emitter = ActionEmitter(stream_id, registry)
+        self._lenient = lenient
+        self._hold = prose == "hold"
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._scanner = ProseScanner()
+        self._phase = _PROSE
+        self._offset = 0  # characters received so far
+        self._held: list[ProseText] = []  # prose held back (prose="hold"; leading whitespace)
+        self._shown = False  # whether prose was shown (prose="stream")
+        self._cand: _Candidate | None = None
+        self._tail: list[str] = []  # text after the array
+        self._tail_pos = 0
+        self._rescanned = 0  # characters scanned again after rejected candidates
+        self._error = False
+        self._truncated = False
+        self._text_chars = 0
+        self._finished = False
+
+    @property
+    def closed(self) -> bool:
+        """True once the reply's array ended (closed, or cut by a JSON error): what
+        follows is only reported, so a caller may stop reading the upstream."""
+        return self._phase == _AFTER
+
+    # -- public API --------------------------------------------------------------
+
+    def feed(self, chunk: str | bytes) -> list[Event]:
+        """Consume ``chunk``; return the events it produced, in order."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        out: list[Event] = []
+        text = self._decode(chunk, out, final=False)
+        if text:
+            pos = self._offset
+            self._offset += len(text)
+            self._process(text, pos, out)
+        return self._count(out)
+
+    def finish(self, reason: FinishReason | None = None) -> list[Event]:
+        """End the stream: flush, report what was cut off, ``StreamDone`` last.
+        Idempotent: a second call returns ``[]``."""
+        if self._finished:
+            return []
+        out: list[Event] = []
+        rest = self._decode(b"", out, final=True)
+        if rest:
+            pos = self._offset
+            self._offset += len(rest)
+            self._process(rest, pos, out)
+        self._finished = True
+        if self._phase == _PROSE and not self._scanner.seen_text:
+            # a reply that is just "[" (or a fence and "["): an array cut off at once
+            start = self._scanner.take_bracket()
+            if start is not None:
+                self._begin_array(start)
+                self._process(start.bracket, start.pos, out)
+        if self._phase == _PROSE:
+            self._prose(self._scanner.finish(), out)
+            held = "".join(seg.text for seg in self._held)
+            if held.strip():
+                self._text(out, held)
+            self._held.clear()
+        elif self._phase == _ARRAY:
+            self._finish_array(out)
+        elif self._phase == _CLOSING:
+            self._accept(out, "", self._offset)
+        self._report_tail(out)
+        self._count(out)
+        status: DoneReason
+        if reason == "abort":
+            status = "aborted"
+        elif self._error:
+            status = "error"
+        else:
+            status = done_reason(reason, self._truncated)
+        out.append(self._emitter.done(status, self._text_chars))
+        return out
+
+    # -- decoding ----------------------------------------------------------------
+
+    def _decode(self, chunk: str | bytes, out: list[Event], final: bool) -> str:
+        decoder = self._decoder
+        if isinstance(chunk, str):
+            pending = decoder.getstate()[0]
+            if pending:  # a str chunk after an incomplete UTF-8 sequence
+                return self._decode(b"", out, final=True) + chunk
+            return chunk
+        state = decoder.getstate()
+        try:
+            return str(decoder.decode(bytes(chunk), final))
+        except UnicodeDecodeError as err:
+            out.append(
+                Diagnostic("invalid_utf8", f"invalid UTF-8 replaced by U+FFFD ({err.reason})")
+            )
+            lax = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            lax.setstate(state)
+            text = str(lax.decode(bytes(chunk), final))
+            decoder.setstate(lax.getstate())
+            return text
+
+    # -- prose, array, closing, after -------------------------------------------
+
+    def _process(self, text: str, pos: int, out: list[Event]) -> None:
+        while text:
+            if self._phase == _PROSE:
+                segments, start, rest = self._scanner.feed(text, pos)
+                self._prose(segments, out)
+                if start is None:
+                    return
+                self._begin_array(start)
+                text, pos = start.bracket + rest, start.pos
+            elif self._phase in (_ARRAY, _CLOSING):
+                if self._phase == _ARRAY:
+                    back = self._feed_array(text, pos, out)
+                else:
+                    back = self._closing(text, pos, out)
+                if back is None:
+                    return
+                text, pos = back
+            else:
+                self._add_tail(text, pos)
+                return
+
+    def _prose(self, segments: list[Segment], out: list[Event]) -> None:
+        for seg in segments:
+            if isinstance(seg, DroppedFence):
+                out.append(
+                    Diagnostic("fence", "a ```json fence line was not shown", seg.pos, seg.text)
+                )
+            elif self._hold or (not self._shown and seg.text.isspace()):
+                self._held.append(seg)  # prose="hold", or leading whitespace
+            else:
+                lead = "".join(held.text for held in self._held)  # leading whitespace
+                self._held.clear()
+                self._shown = True
+                self._text(out, lead + seg.text)
+
+    def _begin_array(self, start: ArrayStart) -> None:
+        prefix: list[Event] = []
+        if self._held:
+            held = "".join(seg.text for seg in self._held)
+            if held.strip():
+                lead = len(held) - len(held.lstrip())
+                prefix.append(
+                    Diagnostic(
+                        "preamble",
+                        "prose before the array was not shown",
+                        self._held[0].pos + lead,
+                        held.strip(),
+                    )
+                )
+        if start.fence is not None:
+            prefix.append(
+                Diagnostic(
+                    "fence",
+                    "the fence around the array was not shown",
+                    start.fence_pos,
+                    start.fence,
+                )
+            )
+        core = JsonStream(events=True, lenient=self._lenient, trailing="ignore")
+        tracker = ItemTracker(self._emitter, self._live, start.pos, prefix)
+        self._cand = _Candidate(start, core, tracker)
+        self._phase = _ARRAY
+
+    def _live(self) -> Any:
+        return None if self._cand is None else self._cand.core.value
+
+    def _feed_array(self, text: str, pos: int, out: list[Event]) -> tuple[str, int] | None:
+        """Feed the array's core; returns text to scan as prose again if the candidate
+        was rejected."""
+        cand = self._cand
+        assert cand is not None
+        before = cand.fed
+        cand.chunks.append(text)
+        cand.fed += len(text)
+        try:
+            events = cand.core.feed_events(text)
+        except MalformedJSON as err:
+            return self._malformed(err, before, out)
+        tracker = cand.tracker
+        tracker.handle(events)
+        if tracker.closed:
+            rel = tracker.tail_start
+            if rel is None:  # only whitespace after the root, or a '/' the core holds back
+                body = text.rstrip()
+                rel = before + len(body) - 1 if body.endswith("/") else cand.fed
+            return self._closed(cand, rel, out)
+        if tracker.confirmed:
+            self._held.clear()
+        out.extend(tracker.take())
+        return None
+
+    def _closed(self, cand: _Candidate, rel: int, out: list[Event]) -> tuple[str, int] | None:
+        """The array closed; what follows it starts at ``rel`` (array offset)."""
+        tracker = cand.tracker
+        after = cand.text()[rel:]
+        tail = after.lstrip()
+        tail_pos = cand.start.pos + rel + len(after) - len(tail)
+        if tracker.confirmed:
+            self._accept(out, tail, tail_pos)
+            return None
+        if self._scanner.seen_text:
+            # after prose, an array with no text or action item was prose too
+            if self._may_rescan(rel):
+                return self._reject(cand, out)
+            self._accept(out, tail, tail_pos)
+            return None
+        self._phase = _CLOSING
+        return self._decide(tail, tail_pos, out) if tail else None
+
+    def _closing(self, text: str, pos: int, out: list[Event]) -> tuple[str, int] | None:
+        """An unrecognised array closed at the start of the reply: the first
+        non-whitespace character after it decides (see :meth:`_decide`)."""
+        cand = self._cand
+        assert cand is not None
+        if text:
+            cand.chunks.append(text)
+        rest = text.lstrip()
+        if not rest:
+            return None
+        return self._decide(rest, pos + len(text) - len(rest), out)
+
+    def _decide(self, tail: str, tail_pos: int, out: list[Event]) -> tuple[str, int] | None:
+        """A fence or another array after it: it was the reply (its items are reported);
+        prose after it (``[1] Smith et al.``): it was prose."""
+        cand = self._cand
+        assert cand is not None
+        if tail[0] not in "`[" and self._may_rescan(tail_pos - cand.start.pos):
+            return self._reject(cand, out)
+        self._accept(out, tail, tail_pos)
+        return None
+
+    def _accept(self, out: list[Event], tail: str, tail_pos: int) -> None:
+        """The array that just ended is the reply; what follows it is the tail."""
+        cand = self._cand
+        assert cand is not None
+        cand.tracker.confirm()
+        out.extend(cand.tracker.take())
+        self._held.clear()
+        self._phase = _AFTER
+        self._cand = None
+        self._add_tail(tail, tail_pos)
+
+    def _may_rescan(self, length: int) -> bool:
+        """Whether ``length`` more characters may be scanned again (total <= input)."""
+        cand = self._cand
+        assert cand is not None
+        if self._rescanned + length > cand.start.pos + length:
+            return False
+        self._rescanned += length
+        return True
+
+    def _reject(self, cand: _Candidate, out: list[Event]) -> tuple[str, int]:
+        """The candidate was not the array: its ``[`` is prose; scan the rest again."""
+        self._cand = None
+        self._phase = _PROSE
+        segments: list[Segment] = []
+        start = cand.start
+        if start.fence_segment is not None:
+            segments.append(start.fence_segment)
+        segments.append(ProseText("[", start.pos))
+        self._scanner.mark_text()
+        self._prose(segments, out)
+        return cand.text()[1:], start.pos + 1
+
+    def _malformed(
+        self, err: MalformedJSON, before: int, out: list[Event]
+    ) -> tuple[str, int] | None:
+        cand = self._cand
+        assert cand is not None
+        text = cand.text()
+        epos = min(max(err.pos, 0), len(text))
+        tracker = cand.tracker
+        # The core's events of this chunk before the error were lost with the
+        # exception: replay the array on a fresh core, the chunk's part before the
+        # error at once, then one character at a time up to the character that
+        # raised (a lenient lookahead may decide things past the error's position),
+        # so the events are those of every other chunking.
+        fresh = JsonStream(events=True, lenient=self._lenient, trailing="ignore")
+        cand.core = fresh
+        try:
+            fresh.feed_events(text[:before])
+            if epos > before:
+                tracker.handle(fresh.feed_events(text[before:epos]))
+            for char in text[max(before, epos) :]:
+                if tracker.closed:
+                    break
+                tracker.handle(fresh.feed_events(char))
+        except MalformedJSON:
+            pass
+        if tracker.closed:
+            # an error after the root (lenient: '/' that opens no comment) is its tail
+            rel = tracker.tail_start
+            return self._closed(cand, epos - 1 if rel is None else rel, out)
+        if not tracker.confirmed and self._may_rescan(epos):
+            return self._reject(cand, out)
+        tracker.confirm()
+        gpos = cand.start.pos + epos
+        tracker.out.append(Diagnostic("malformed_json", err.msg, gpos))
+        tracker.cut_off("malformed_json", f"a JSON error ended the array ({err.msg})", gpos)
+        out.extend(tracker.take())
+        self._held.clear()
+        self._error = True
+        self._phase = _AFTER
+        self._cand = None
+        self._add_tail(text[epos:], gpos)
+        return None
+
+    def _finish_array(self, out: list[Event]) -> None:
+        cand = self._cand
+        assert cand is not None
+        tracker = cand.tracker
+        try:
+            tracker.handle(cand.core.finish_events())
+        except MalformedJSON as err:
+            tracker.out.append(Diagnostic("malformed_json", err.msg, cand.start.pos + err.pos))
+        tracker.confirm()
+        tracker.cut_off("truncated", "the stream ended inside the array")
+        out.extend(tracker.take())
+        self._held.clear()
+        self._truncated = True
+        self._cand = None
+
+    # -- after the array ---------------------------------------------------------
+
+    def _add_tail(self, text: str, pos: int) -> None:
+        if not self._tail:
+            self._tail_pos = pos
+        if text:
+            self._tail.append(text)
+
+    def _report_tail(self, out: list[Event]) -> None:
+        tail = "".join(self._tail)
+        stripped = tail.strip()
+        if not stripped:
+            return
+        pos = self._tail_pos + len(tail) - len(tail.lstrip())
+        if self._error:
+            out.append(
+                Diagnostic("trailing", "text after the JSON error was ignored", pos, stripped)
+            )
+        elif _CLOSING_FENCE.fullmatch(stripped):
+            out.append(
+                Diagnostic("fence", "the fence after the array was not shown", pos, stripped)
+            )
+        elif _ARRAY_START.search(stripped):
+            out.append(
+                Diagnostic(
+                    "extra_array", "a second array after the reply was ignored", pos, stripped
+                )
+            )
+        else:
+            out.append(Diagnostic("trailing", "text after the array was ignored", pos, stripped))
+
+    # -- output ------------------------------------------------------------------
+
+    def _text(self, out: list[Event], text: str) -> None:
+        if text:
+            out.append(TextDelta(text))
+
+    def _count(self, out: list[Event]) -> list[Event]:
+        for event in out:
+            if isinstance(event, TextDelta):
+                self._text_chars += len(event.text)
+        return out
+
+
+def parse_interleaved(
+    text: str | bytes, *, reason: FinishReason | None = None, **options: Any
+) -> list[Event]:
+    """One shot: the events of ``InterleavedParser(**options)`` fed ``text`` then
+    finished with ``reason``; the same events as streaming the text in any chunks."""
+    parser = InterleavedParser(**options)
+    return parser.feed(text) + parser.finish(reason)
