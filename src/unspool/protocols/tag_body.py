@@ -1,0 +1,269 @@
+"""The body of one tagged action: JSON-aware while it parses, then a raw scan to its closer.
+
+:class:`BodyScanner` feeds the body to the core :class:`~unspool.core.jsonstream.JsonStream`
+(``trailing="ignore"``), so a close delimiter inside a JSON string is data.
+Once the value is complete, the text after it (``tail``) is scanned for the
+close delimiter; once the JSON is malformed, the rest of the body is scanned
+for it without JSON awareness.  Either way the action ends only at the close
+delimiter: a body that happens to parse does not complete it.
+
+Every body character is fed to the core once; the raw scan re-reads at most the
+held prefix of the close delimiter, so the cost is linear in the body.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from unspool.core.errors import UNSET, MalformedJSON
+from unspool.core.jsonstream import JsonStream
+from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.path_events import PathEvent, Repair, ValueEnd
+from unspool.protocols.holdback import Delimiters
+from unspool.protocols.tag_formats import TagFormat
+
+__all__ = ["BODY_LENIENT_KINDS", "BodyResult", "BodyScanner"]
+
+BODY_LENIENT_KINDS = LENIENT_KINDS - {"comment", "truncated"}
+"""Repairs allowed in a body with ``lenient=True``.  Comments are left out: a
+``//`` comment after the value would swallow the close delimiter."""
+
+Errors = tuple[Mapping[str, Any], ...]
+
+
+class BodyResult:
+    """What a closed body holds: ``name`` and ``args`` when it is usable,
+    else ``reason`` (``malformed_json``, ``nested``, ``bad_params``,
+    ``missing_name``) and ``errors``."""
+
+    __slots__ = ("args", "errors", "name", "reason")
+
+    def __init__(
+        self,
+        args: Any = None,
+        *,
+        name: str | None = None,
+        reason: str | None = None,
+        errors: Errors = (),
+    ) -> None:
+        self.args = args
+        self.name = name
+        self.reason = reason
+        self.errors = errors
+
+
+class BodyScanner:
+    """Reads one action body (see the module docstring).
+
+    ``start`` is the stream offset of the body's first character (for error
+    positions).  With a ``name_key`` format, :attr:`name` is set as soon as the
+    name's string value is complete in the body.
+    """
+
+    __slots__ = (
+        "_close",
+        "_delta",
+        "_error",
+        "_error_at",
+        "_extra_at",
+        "_fed",
+        "_fmt",
+        "_lenient",
+        "_partial",
+        "_parts",
+        "_scanning",
+        "_size",
+        "_stream",
+        "closer",
+        "held",
+        "name",
+        "start",
+    )
+
+    def __init__(self, fmt: TagFormat, close: Delimiters, *, lenient: bool, start: int) -> None:
+        self._fmt = fmt
+        self._close = close
+        self._lenient = lenient
+        self._stream = self._new_stream()
+        self._parts: list[str] = []
+        self._delta: list[str] = []
+        self._size = 0
+        self._fed = 0
+        self._scanning = False
+        self._error: MalformedJSON | None = None
+        self._error_at = 0
+        self._extra_at = -1
+        self._partial: Any = UNSET
+        self.start = start
+        self.held = ""
+        self.closer = ""
+        self.name: str | None = None
+
+    def _new_stream(self) -> JsonStream:
+        kinds = BODY_LENIENT_KINDS if self._lenient else False
+        return JsonStream(events=self._fmt.name_key is not None, trailing="ignore", lenient=kinds)
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, text: str, i: int) -> int:
+        """Consume ``text[i:]``; the index just after the close delimiter, or -1 when
+        the body goes on past the end of ``text``."""
+        if not self._scanning:
+            piece = text[i:] if i else text
+            stream = self._stream
+            try:
+                if self._fmt.name_key is not None:
+                    self._watch(stream.feed_events(piece))
+                else:
+                    stream.feed(piece)
+            except MalformedJSON as exc:
+                used = min(max(exc.pos - self._fed, 0), len(piece))
+                self._take(piece[:used])
+                self._error, self._error_at, self._scanning = exc, self._size, True
+                self._partial = exc.partial
+                if self.name is None and self._fmt.name_key is not None:
+                    self._replay_name()
+                i += used
+            else:
+                self._fed += len(piece)
+                self._partial = stream.value
+                if not stream.complete:
+                    self._take(piece)
+                    return -1
+                used = len(piece) - len(stream.tail)
+                self._take(piece[:used])
+                self._scanning = True
+                i += used
+        return self._scan(text, i)
+
+    def _scan(self, text: str, i: int) -> int:
+        held = self.held
+        if held:
+            s, start, shift = held + text[i:], 0, i - len(held)
+        else:
+            s, start, shift = text, i, 0
+        m = self._close.search(s, start)
+        if m is not None:
+            self._take_raw(s[start : m.start()])
+            self.held = ""
+            self.closer = m.group()
+            return m.end() + shift
+        end = len(s) - self._close.hold(s, start)
+        self._take_raw(s[start:end])
+        self.held = s[end:]
+        return -1
+
+    def _take(self, text: str) -> None:
+        if text:
+            self._parts.append(text)
+            self._delta.append(text)
+            self._size += len(text)
+
+    def _take_raw(self, text: str) -> None:
+        if self._error is None and self._extra_at < 0 and text.strip():
+            self._extra_at = self._size + len(text) - len(text.lstrip())
+        self._take(text)
+
+    def _watch(self, events: list[PathEvent]) -> None:
+        if self.name is not None:
+            return
+        key = self._fmt.name_key
+        for ev in events:
+            if (
+                type(ev) is ValueEnd
+                and ev.path == (key,)
+                and isinstance(ev.value, str)
+                and ev.value
+            ):
+                self.name = ev.value
+                return
+
+    def _replay_name(self) -> None:
+        """The chunk that broke the JSON may also have completed the name: read the
+        valid prefix again (once per action) so the name does not depend on chunking."""
+        stream = self._new_stream()
+        try:
+            self._watch(stream.feed_events("".join(self._parts)))
+        except MalformedJSON:
+            return
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def raw(self) -> str:
+        """The body text consumed so far (without a held prefix of the closer)."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def take_delta(self) -> str:
+        """Body text consumed since the last call."""
+        out = "".join(self._delta)
+        self._delta.clear()
+        return out
+
+    @property
+    def partial(self) -> Any:
+        """The live partial arguments (``UNSET`` before any are visible)."""
+        value = self._partial
+        if self._fmt.name_key is None:
+            return value
+        if not isinstance(value, dict):
+            return UNSET
+        for key in self._fmt.args_keys:
+            if key in value:
+                return value[key]
+        return UNSET
+
+    @property
+    def repairs(self) -> list[Repair]:
+        """Lenient repairs of the body, offsets relative to the body."""
+        return self._stream.repairs
+
+    def result(self, nested: Delimiters) -> BodyResult:
+        """Judge the closed body; ``nested`` finds an open delimiter in a broken body."""
+        raw = self.raw
+        if not raw.strip():
+            return self._shape({})
+        exc = self._error
+        if exc is not None:
+            is_nested = nested.search(raw, self._error_at) is not None
+            reason = "nested" if is_nested else "malformed_json"
+            msg = "another action opened inside this one" if is_nested else exc.msg
+            return BodyResult(
+                reason=reason, errors=({"message": msg, "pos": self.start + exc.pos},)
+            )
+        if self._extra_at >= 0:
+            msg = "text after the JSON value, before the close delimiter"
+            return BodyResult(
+                reason="malformed_json",
+                errors=({"message": msg, "pos": self.start + self._extra_at},),
+            )
+        return self._shape(self._stream.value)
+
+    def _shape(self, value: Any) -> BodyResult:
+        fmt = self._fmt
+        if not isinstance(value, dict):
+            msg = f"the body must be a JSON object, not {type(value).__name__}"
+            return BodyResult(reason="bad_params", errors=({"message": msg},))
+        if fmt.name_key is None:
+            return BodyResult(value, name=fmt.name)
+        name = value.get(fmt.name_key)
+        if not isinstance(name, str) or not name:
+            msg = f"the body has no string {fmt.name_key!r}"
+            return BodyResult(reason="missing_name", errors=({"message": msg},))
+        args: Any = {}
+        for key in fmt.args_keys:
+            if key in value:
+                args = value[key]
+                break
+        if isinstance(args, str):  # arguments sent as a JSON-encoded string
+            with contextlib.suppress(ValueError, RecursionError):
+                args = json.loads(args)
+        if not isinstance(args, dict):
+            msg = f"the arguments must be a JSON object, not {type(args).__name__}"
+            return BodyResult(name=name, reason="bad_params", errors=({"message": msg},))
+        return BodyResult(args, name=name)

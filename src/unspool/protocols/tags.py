@@ -1,0 +1,520 @@
+"""Actions tagged inside prose: ``Sure <action name="open">{"id": 1}</action> done.``
+
+:class:`TagParser` turns a stream of prose with embedded action tags into
+:mod:`unspool.events`, in one pass, while it arrives:
+
+* Text reaches the caller at once.  Only the longest suffix that could still
+  become a delimiter is held back (:attr:`TagParser.held`), and it is released
+  the moment it cannot: ``a < b``, ``<br>`` and ``<actor`` never wait.
+* An action is ``ActionStarted`` when its open tag is complete, streams
+  ``ActionArgsDelta`` (the live partial args from the core parser and the raw
+  body text) and ends with exactly one ``ActionComplete`` or ``ActionInvalid``,
+  only at its close delimiter.  The body is read by the core JSON parser, so a
+  close delimiter inside a JSON string is data.
+* Tags inside markdown code fences and inline code spans are text; an optional
+  reasoning channel turns ``<think>…</think>`` into ``ReasoningDelta``.
+* At EOF a held partial tag is text, an open action is
+  ``ActionInvalid(reason="truncated")``; ``StreamDone`` is always last.
+
+Policies worth knowing: an unclosed fence keeps tags inert until EOF; an inline
+code span ends at the end of its line; a body that is JSON followed by other
+text, or that holds another open tag (``nested``), is invalid and ends at the
+first close delimiter; a complete open tag without a name is
+``ActionInvalid(reason="bad_open_tag")`` (with ``strict_tags=True`` any tag that
+is not exactly ``<action name="…">`` is text instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from unspool.events import (
+    ActionComplete,
+    ActionInvalid,
+    Diagnostic,
+    Event,
+    FinishReason,
+    ReasoningDelta,
+    TextDelta,
+)
+from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
+from unspool.protocols.holdback import Delimiters
+from unspool.protocols.plain import Utf8Decoder
+from unspool.protocols.tag_body import BodyScanner
+from unspool.protocols.tag_formats import (
+    ACTION_TAG,
+    OpenTag,
+    TagFormat,
+    parse_open_tag,
+    resolve_format,
+)
+from unspool.protocols.tag_markdown import CodeTracker
+
+__all__ = ["ActionSpan", "TagParser", "parse_tags"]
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+_TAG_SEPARATORS = (" ", "\t", "\r", "\n", ">", "/")
+_CODE_KEYS = ("prose", "inline", "info", "fence")
+_TEXT, _TAG, _BODY = 0, 1, 2
+_TRUNCATED = {"message": "the stream ended inside this action"}
+
+
+class ActionSpan(NamedTuple):
+    """Where an action's markup was: its ``id``, stream offsets ``[start, end)``
+    (decoded characters) and the raw ``text`` (open tag, body, close delimiter)."""
+
+    id: str
+    start: int
+    end: int
+    text: str
+
+
+class _Action:
+    """The action being read: where its markup began and what its open tag said."""
+
+    __slots__ = ("action_id", "attributes", "error", "index", "name", "open_text", "start")
+
+    def __init__(self, start: int, open_text: str, tag: OpenTag) -> None:
+        self.start = start
+        self.open_text = open_text
+        self.name = tag.name
+        self.attributes = tag.attributes
+        self.action_id = tag.action_id
+        self.error = tag.error
+        self.index: int | None = None
+
+
+class TagParser:
+    """Streaming parser of actions tagged inside prose (see the module docstring).
+
+    Options: ``stream_id`` (action ids are ``"{stream_id}:{index}"``),
+    ``registry`` (validates args by name: ``schema``/``unknown_action``),
+    ``lenient`` (the core's lenient JSON for bodies), ``format`` (a
+    :class:`~unspool.protocols.tag_formats.TagFormat` or ``"action"`` /
+    ``"tool_call"``), ``strict_tags`` (exact open-tag syntax, case-sensitive
+    delimiters), ``reasoning`` (``<think>…</think>`` becomes ``ReasoningDelta``),
+    ``run_actions_in_reasoning`` (tags inside reasoning are actions, not
+    reasoning text), ``max_tag_chars`` (an open tag longer than this is text).
+    """
+
+    def __init__(
+        self,
+        *,
+        stream_id: str = "stream",
+        registry: ActionValidator | None = None,
+        lenient: bool = False,
+        format: TagFormat | str = ACTION_TAG,
+        strict_tags: bool = False,
+        reasoning: bool = False,
+        run_actions_in_reasoning: bool = False,
+        max_tag_chars: int = 1024,
+    ) -> None:
+        fmt = resolve_format(format)
+        if max_tag_chars < 1:
+            raise ValueError("max_tag_chars must be at least 1")
+        self.format = fmt
+        self.emitter = ActionEmitter(stream_id, registry)
+        self.spans: list[ActionSpan] = []
+        """Every action's markup, in order: text deltas and these rebuild the input."""
+        self.text_chars = 0
+        self._lenient = lenient
+        self._strict = strict_tags
+        self._max_tag = max_tag_chars
+        fold = not strict_tags
+        if fmt.attributes:
+            seps = (" ",) if strict_tags else _TAG_SEPARATORS
+            opens = [fmt.open + sep for sep in seps]
+        else:
+            opens = [fmt.open]
+        self._lexers: dict[tuple[bool, str], Delimiters] = {}
+        self._plain: dict[str, Delimiters] = {}
+        for key in _CODE_KEYS:
+            signals = CodeTracker.signals(key)
+            self._plain[key] = Delimiters({}, signals=signals)
+            for in_reasoning in (False, True) if reasoning else (False,):
+                groups: dict[str, list[str]] = {}
+                if key == "prose" and (run_actions_in_reasoning or not in_reasoning):
+                    groups["open"] = opens
+                if key == "prose" and reasoning and not in_reasoning:
+                    groups["think"] = [THINK_OPEN]
+                if in_reasoning:
+                    groups["unthink"] = [THINK_CLOSE]
+                self._lexers[in_reasoning, key] = Delimiters(groups, signals=signals, fold=fold)
+        self._close = Delimiters({"close": [fmt.close]}, fold=fold)
+        self._nested = Delimiters({"open": opens}, fold=fold)
+        self._utf8 = Utf8Decoder()
+        self._code = CodeTracker()
+        self._mode = _TEXT
+        self._in_reasoning = False
+        self._text: list[str] = []
+        self._held = ""
+        self._pos = 0
+        self._finished = False
+        # the open tag being read
+        self._tag: list[str] = []
+        self._tag_len = 0
+        self._tag_start = 0
+        self._quote = ""
+        self._after_eq = False
+        # the action being read
+        self._action: _Action | None = None
+        self._body: BodyScanner | None = None
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def held(self) -> str:
+        """Text held back because it could still become a delimiter: a proper prefix
+        of an open tag, of ``<think>``/``</think>`` or of the close delimiter."""
+        if self._mode == _TEXT:
+            return self._held
+        if self._mode == _TAG:
+            return "".join(self._tag)
+        assert self._body is not None
+        return self._body.held
+
+    @property
+    def finished(self) -> bool:
+        """True once :meth:`finish` was called."""
+        return self._finished
+
+    def feed(self, chunk: str | bytes) -> list[Event]:
+        """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        if type(chunk) is str and self._mode == _TEXT and not self._held:
+            fast = self._fast_text(chunk)
+            if fast is not None:
+                return fast
+        out: list[Event] = []
+        if isinstance(chunk, str):
+            if self._utf8.pending:  # a str after bytes: the split character never completed
+                self._decoded(*self._utf8.decode(b"", final=True), out)
+            self._run(chunk, out)
+        else:
+            self._decoded(*self._utf8.decode(bytes(chunk)), out)
+        self._flush_text(out)
+        self._flush_args(out)
+        return out
+
+    def finish(self, reason: FinishReason | None = None) -> list[Event]:
+        """End the stream: release held text, close an open action as ``truncated``,
+        and end with ``StreamDone``.  Idempotent (a second call returns ``[]``)."""
+        if self._finished:
+            return []
+        out: list[Event] = []
+        if self._utf8.pending:
+            self._decoded(*self._utf8.decode(b"", final=True), out)
+        self._finished = True
+        truncated = False
+        if self._mode == _TEXT:
+            self._text.append(self._held)
+            self._held = ""
+        elif self._mode == _TAG:
+            self._text.append("".join(self._tag))
+            self._tag = []
+        else:
+            truncated = True
+            self._truncate(out)
+        self._mode = _TEXT
+        self._flush_text(out)
+        out.append(self.emitter.done(done_reason(reason, truncated), self.text_chars))
+        return out
+
+    # ------------------------------------------------------------------ driving
+
+    def _fast_text(self, chunk: str) -> list[Event] | None:
+        """Plain prose with nothing pending: the whole chunk is text (or ``None``
+        when the general path must look at it)."""
+        code = self._code
+        if self._utf8.pending or code.char_mode:
+            return None
+        lexer = self._lexers[self._in_reasoning, code.key]
+        if lexer.search(chunk, 0) is not None or lexer.hold(chunk):
+            return None
+        self._pos += len(chunk)
+        if not chunk:
+            return []
+        if self._in_reasoning:
+            return [ReasoningDelta(chunk)]
+        self.text_chars += len(chunk)
+        return [TextDelta(chunk)]
+
+    def _decoded(self, text: str, bad: int | None, out: list[Event]) -> None:
+        if bad is None:
+            self._run(text, out)
+            return
+        self._run(text[:bad], out)
+        self._flush_text(out)
+        message = "invalid or incomplete UTF-8 replaced with U+FFFD"
+        out.append(Diagnostic("invalid_utf8", message, self._pos))
+        self._run(text[bad:], out)
+
+    def _run(self, text: str, out: list[Event]) -> None:
+        if not text:
+            return
+        if self._held:
+            buf = self._held + text
+            base = self._pos - len(self._held)
+            self._held = ""
+        else:
+            buf, base = text, self._pos
+        self._pos += len(text)
+        i, n = 0, len(buf)
+        while i < n:
+            if self._mode == _TEXT:
+                i = self._scan_text(buf, i, base, out)
+            elif self._mode == _TAG:
+                i = self._scan_tag(buf, i, base, out)
+            else:
+                i = self._scan_body(buf, i, base, out)
+
+    # ------------------------------------------------------------------ prose
+
+    def _scan_text(self, buf: str, i: int, base: int, out: list[Event]) -> int:
+        """Prose (or reasoning) from ``i``: text until a delimiter; returns where it stopped."""
+        code = self._code
+        text = self._text
+        n = len(buf)
+        while i < n:
+            if code.char_mode and code.step(buf[i]):
+                text.append(buf[i])
+                i += 1
+                continue
+            lexer = self._lexers[self._in_reasoning, code.key]
+            m = lexer.search(buf, i)
+            if m is None:
+                end = n - lexer.hold(buf, i)
+                text.append(buf[i:end])
+                self._held = buf[end:]
+                return n
+            a = m.start()
+            group = m.lastgroup
+            if group == "signal":
+                text.append(buf[i : a + 1])
+                code.signal(buf[a])
+                i = a + 1
+                continue
+            text.append(buf[i:a])
+            i = m.end()
+            if group == "open":
+                return self._on_open(m.group(), base + a, buf, i, out)
+            self._flush_text(out)
+            self._in_reasoning = group == "think"
+            code.reset()
+        return n
+
+    def _plain_text(self, s: str) -> None:
+        """Release markup that turned out to be text: code tracking only, no delimiters."""
+        code = self._code
+        i, n = 0, len(s)
+        while i < n:
+            if code.char_mode and code.step(s[i]):
+                i += 1
+                continue
+            m = self._plain[code.key].search(s, i)
+            if m is None:
+                break
+            code.signal(s[m.start()])
+            i = m.end()
+        self._text.append(s)
+
+    # ------------------------------------------------------------------ open tags
+
+    def _on_open(self, word: str, start: int, buf: str, i: int, out: list[Event]) -> int:
+        fmt = self.format
+        if not fmt.attributes:
+            tag = OpenTag(fmt.name, {}, None, False)
+            self._begin(start, word, tag, out)
+            return i
+        self._mode = _TAG
+        self._tag = [word]
+        self._tag_len = len(word)
+        self._tag_start = start
+        self._quote = ""
+        self._after_eq = False
+        if word.endswith(">"):
+            return self._tag_done(i, out)
+        return i
+
+    def _scan_tag(self, buf: str, i: int, base: int, out: list[Event]) -> int:
+        """Attributes of an open tag, up to the ``>`` outside quotes."""
+        quote, after_eq = self._quote, self._after_eq
+        quotes = '"' if self._strict else "\"'"
+        stop = min(len(buf), i + self._max_tag - self._tag_len)
+        j = i
+        while j < stop:
+            if quote:
+                k = buf.find(quote, j, stop)
+                if k < 0:
+                    j = stop
+                    break
+                j, quote = k + 1, ""
+                continue
+            c = buf[j]
+            if c == ">":
+                self._tag.append(buf[i : j + 1])
+                return self._tag_done(j + 1, out)
+            if c == "<":  # a new tag begins: this one was text
+                self._tag.append(buf[i:j])
+                self._abandon_tag()
+                return j
+            if c == "=":
+                after_eq = True
+            elif after_eq and c in quotes:
+                quote, after_eq = c, False
+            elif c not in " \t\r\n":
+                after_eq = False
+            j += 1
+        self._tag.append(buf[i:j])
+        self._tag_len += j - i
+        if j < len(buf):  # the tag grew past max_tag_chars: it was text
+            self._abandon_tag()
+            return j
+        self._quote, self._after_eq = quote, after_eq
+        return j
+
+    def _abandon_tag(self) -> None:
+        self._mode = _TEXT
+        self._plain_text("".join(self._tag))
+        self._tag = []
+
+    def _tag_done(self, i: int, out: list[Event]) -> int:
+        open_text = "".join(self._tag)
+        self._tag = []
+        inner = open_text[len(self.format.open) : -1]
+        tag = parse_open_tag(inner, self.format, strict=self._strict)
+        if tag is None:  # strict syntax not met: plain text
+            self._mode = _TEXT
+            self._plain_text(open_text)
+            return i
+        self._begin(self._tag_start, open_text, tag, out)
+        return i
+
+    # ------------------------------------------------------------------ actions
+
+    def _begin(self, start: int, open_text: str, tag: OpenTag, out: list[Event]) -> None:
+        self._flush_text(out)
+        action = _Action(start, open_text, tag)
+        self._action = action
+        if tag.error is None and tag.name is not None:
+            self._start(action, tag.name, out)
+        if tag.self_closing:
+            self._body = None
+            self._end_action(out, None, "", start + len(open_text))
+            return
+        self._mode = _BODY
+        self._body = BodyScanner(
+            self.format, self._close, lenient=self._lenient, start=start + len(open_text)
+        )
+
+    def _start(self, action: _Action, name: str, out: list[Event]) -> None:
+        attrs = {k: v for k, v in action.attributes.items()}
+        event = self.emitter.start(name, action_id=action.action_id, attributes=attrs)
+        action.index = event.index
+        action.name = name
+        out.append(event)
+
+    def _scan_body(self, buf: str, i: int, base: int, out: list[Event]) -> int:
+        body, action = self._body, self._action
+        assert body is not None and action is not None
+        end = body.feed(buf, i)
+        if action.index is None and body.name is not None and action.error is None:
+            self._start(action, body.name, out)
+        if end < 0:
+            return len(buf)
+        self._end_action(out, body, body.closer, base + end)
+        return end
+
+    def _flush_args(self, out: list[Event]) -> None:
+        body, action = self._body, self._action
+        if body is None or action is None or action.index is None:
+            return
+        delta = body.take_delta()
+        if delta:
+            out.append(self.emitter.args_delta(action.index, body.partial, delta))
+
+    def _end_action(
+        self, out: list[Event], body: BodyScanner | None, closer: str, end: int
+    ) -> None:
+        action = self._action
+        assert action is not None
+        raw = ""
+        if body is not None:
+            self._flush_args(out)
+            raw = body.raw
+            self._report_repairs(body, out)
+            result = body.result(self._nested)
+            reason, errors = result.reason, result.errors
+            args, name = result.args, action.name or result.name
+        else:
+            reason, errors, args, name = None, (), {}, action.name
+        if action.error is not None:
+            reason, errors = "bad_open_tag", ({"message": action.error},)
+        elif reason is None and action.index is None and name is not None:
+            self._start(action, name, out)  # a body name the stream never showed complete
+        event: ActionComplete | ActionInvalid
+        if action.index is None:
+            event = self.emitter.reject(
+                name, reason or "missing_name", errors, raw, action.action_id
+            )
+        elif reason is not None:
+            event = self.emitter.invalid(action.index, reason, errors, raw)
+        else:
+            event = self.emitter.complete(action.index, args, raw=raw)
+        out.append(event)
+        self.spans.append(ActionSpan(event.id, action.start, end, action.open_text + raw + closer))
+        self._action = None
+        self._body = None
+        self._mode = _TEXT
+        self._code.reset()
+
+    def _truncate(self, out: list[Event]) -> None:
+        """The stream ended inside an action: ``ActionInvalid(truncated)`` with the raw body."""
+        action, body = self._action, self._body
+        assert action is not None and body is not None
+        self._flush_args(out)
+        self._report_repairs(body, out)
+        raw = body.raw + body.held
+        errors: tuple[Mapping[str, Any], ...] = (_TRUNCATED,)
+        if action.error is not None:
+            errors += ({"message": action.error},)
+        event: ActionInvalid
+        if action.index is None:
+            name = action.name or body.name
+            event = self.emitter.reject(name, "truncated", errors, raw, action.action_id)
+        else:
+            event = self.emitter.invalid(action.index, "truncated", errors, raw)
+        out.append(event)
+        self.spans.append(ActionSpan(event.id, action.start, self._pos, action.open_text + raw))
+        self._action = None
+        self._body = None
+
+    def _report_repairs(self, body: BodyScanner, out: list[Event]) -> None:
+        for repair in body.repairs:
+            out.append(Diagnostic(repair.kind, repair.message, body.start + repair.pos))
+
+    # ------------------------------------------------------------------ text out
+
+    def _flush_text(self, out: list[Event]) -> None:
+        if not self._text:
+            return
+        text = "".join(self._text)
+        self._text.clear()
+        if not text:
+            return
+        if self._in_reasoning:
+            out.append(ReasoningDelta(text))
+        else:
+            self.text_chars += len(text)
+            out.append(TextDelta(text))
+
+
+def parse_tags(
+    text: str | bytes, reason: FinishReason | None = None, **options: Any
+) -> list[Event]:
+    """One-shot :class:`TagParser`: ``feed(text)`` then ``finish(reason)``."""
+    parser = TagParser(**options)
+    return [*parser.feed(text), *parser.finish(reason)]

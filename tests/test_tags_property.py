@@ -1,0 +1,277 @@
+"""Differential and invariant tests of ``TagParser`` (tag-streaming.md §6 case 34).
+
+Hypothesis writes documents mixing prose, actions, fences, inline code, stray
+``<`` and ``</action>``, ``</action>`` inside argument strings, broken bodies,
+CJK and emoji, and cuts them into random chunks (text, or UTF-8 bytes cut inside
+characters).  For every chunking:
+
+* the merged events equal those of the one-chunk parse;
+* the text deltas plus each action's raw span rebuild the input exactly;
+* after every ``feed`` the held-back text is a proper prefix of a delimiter
+  and a suffix of what was fed.
+
+A coarse timing test guards the linear cost.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers_chunking import merge_events
+from unspool.events import ActionComplete, ActionInvalid, Event, StreamDone, TextDelta
+from unspool.protocols.tag_formats import TagFormat
+from unspool.protocols.tags import TagParser
+
+PROSE_BITS = [
+    "Hello",
+    " ",
+    "world",
+    "\n",
+    "a < b",
+    "<br>",
+    "<actor",
+    "<act",
+    "<action",
+    "</action>",
+    "</act",
+    "<",
+    ">",
+    "/",
+    "=",
+    '"',
+    "'",
+    "你好",
+    "🚀",
+    "é",
+    "~",
+    "`",
+    "``",
+    "   ",
+    "<think>",
+    "</think>",
+    "</thi",
+]
+STRING_BITS = ["x", " ", "</action>", '<action name="z">', '"', "\\", "\n", "你好", "🚀", "{", "}"]
+
+prose = st.lists(st.sampled_from(PROSE_BITS), max_size=8).map("".join)
+strings = st.lists(st.sampled_from(STRING_BITS), max_size=5).map("".join)
+json_values = st.one_of(strings, st.integers(-5, 10**20), st.booleans(), st.none())
+arguments = st.dictionaries(st.sampled_from(["q", "content", "路径", "n"]), json_values, max_size=3)
+
+
+@st.composite
+def actions(draw: st.DrawFn) -> str:
+    """An action tag, usually well formed, sometimes broken in one way."""
+    name = draw(st.sampled_from(["s", "show_product_modal", "w"]))
+    quote = draw(st.sampled_from(['"', "'"]))
+    tag = draw(st.sampled_from(["action", "ACTION", "Action"]))
+    extra = draw(st.sampled_from(["", ' note="a>b"', " id=7", "  "]))
+    body = json.dumps(draw(arguments), ensure_ascii=False)
+    pad = draw(st.sampled_from(["", " ", "\n  "]))
+    body = draw(
+        st.sampled_from(
+            [
+                pad + body + pad,
+                pad + body + pad,
+                "",
+                "{}",
+                '{"q": x}',
+                body + " trailing",
+                body[:-1],
+                '<action name="b">{}',
+            ]
+        )
+    )
+    close = draw(st.sampled_from([f"</{tag}>", f"</{tag}>", "</action>", ""]))
+    return f"<{tag} name={quote}{name}{quote}{extra}>{body}{close}"
+
+
+@st.composite
+def fences(draw: st.DrawFn) -> str:
+    char = draw(st.sampled_from(["`", "~"]))
+    inner = draw(st.lists(st.one_of(prose, actions()), max_size=3).map("".join))
+    closing = draw(st.sampled_from([char * 3 + "\n", char * 4 + "\n", ""]))
+    return f"\n{char * 3}{draw(st.sampled_from(['', 'xml', 'json']))}\n{inner}\n{closing}"
+
+
+inline_code = st.lists(
+    st.one_of(st.sampled_from(["x", " ", "<", "你"]), actions()), max_size=3
+).map(lambda parts: "`" + "".join(parts).replace("`", "").replace("\n", " ") + "`")
+documents = st.lists(st.one_of(prose, actions(), fences(), inline_code), max_size=8).map("".join)
+
+
+@st.composite
+def cuts(draw: st.DrawFn, size: int) -> list[int]:
+    """Sorted cut points in ``0..size``; sometimes every point (one unit per chunk)."""
+    if size and draw(st.integers(0, 9)) == 0:
+        return list(range(1, size))
+    return sorted(draw(st.lists(st.integers(0, size), max_size=12)))
+
+
+def cut(data: Any, points: list[int]) -> list[Any]:
+    bounds = [0, *points, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+_OPEN_PREFIX = re.compile(r"<action[ \t\r\n/].*", re.IGNORECASE | re.DOTALL)
+
+
+def is_delimiter_prefix(held: str) -> bool:
+    """A proper prefix of ``</action>`` or of an open tag (``<action``, a separator,
+    attributes), in any ASCII case."""
+    low = held.lower()
+    if "</action>".startswith(low) and low != "</action>":
+        return True
+    if "<action".startswith(low):
+        return True
+    return _OPEN_PREFIX.fullmatch(held) is not None and len(held) <= 1024
+
+
+def one_shot(doc: str) -> list[Event]:
+    parser = TagParser()
+    return [*parser.feed(doc), *parser.finish()]
+
+
+def rebuild(events: list[Event], parser: TagParser) -> str:
+    """Text deltas, with each action's raw span put back at its terminal event."""
+    spans = {span.id: span.text for span in parser.spans}
+    out: list[str] = []
+    for ev in events:
+        if isinstance(ev, TextDelta):
+            out.append(ev.text)
+        elif isinstance(ev, (ActionComplete, ActionInvalid)):
+            out.append(spans[ev.id])
+    return "".join(out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), doc=documents)
+def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject, doc: str) -> None:
+    expected = merge_events(one_shot(doc))
+    chunks = cut(doc, data.draw(cuts(len(doc))))
+    parser = TagParser()
+    events: list[Event] = []
+    fed = ""
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+        fed += chunk
+        held = parser.held
+        assert held == "" or (fed.endswith(held) and is_delimiter_prefix(held)), held
+    events.extend(parser.finish())
+    assert merge_events(events) == expected
+    assert rebuild(events, parser) == doc
+    done = events[-1]
+    assert isinstance(done, StreamDone)
+    assert done.text_chars == sum(len(e.text) for e in events if isinstance(e, TextDelta))
+    starts = [s.start for s in parser.spans]
+    assert starts == sorted(starts)
+    assert all(doc[s.start : s.end] == s.text for s in parser.spans)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), doc=documents)
+def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
+    raw = doc.encode()
+    chunks = cut(raw, data.draw(cuts(len(raw))))
+    parser = TagParser()
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+    events.extend(parser.finish())
+    assert merge_events(events) == merge_events(one_shot(doc))
+    assert rebuild(events, parser) == doc
+
+
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), doc=documents, in_reasoning=st.booleans())
+def test_lenient_reasoning_chunkings_match_one_shot(
+    data: st.DataObject, doc: str, in_reasoning: bool
+) -> None:
+    """Lenient bodies and the reasoning channel are chunking-independent too."""
+    options: dict[str, Any] = {
+        "lenient": True,
+        "reasoning": True,
+        "run_actions_in_reasoning": in_reasoning,
+    }
+    whole = TagParser(**options)
+    expected = merge_events([*whole.feed(doc), *whole.finish()])
+    parser = TagParser(**options)
+    events: list[Event] = []
+    for chunk in cut(doc, data.draw(cuts(len(doc)))):
+        events.extend(parser.feed(chunk))
+        held = parser.held
+        assert (
+            held == ""
+            or is_delimiter_prefix(held)
+            or any(d.startswith(held.lower()) for d in ("<think>", "</think>"))
+        ), held
+    events.extend(parser.finish())
+    assert merge_events(events) == expected
+
+
+OVERLAP = TagFormat("<<A>>", "<</A>>", name="A")
+overlap_prose = st.lists(
+    st.sampled_from(["x", "<", "<<", "<<A", "<<A>", ">", ">>", "A", "<</A", "/", "<<<"]), max_size=8
+).map("".join)
+overlap_actions = st.builds(
+    lambda args, close: f"<<A>>{json.dumps(args, ensure_ascii=False)}{close}",
+    st.dictionaries(st.sampled_from(["q"]), st.sampled_from(["<</A>>", "<<A>>", "v"]), max_size=1),
+    st.sampled_from(["<</A>>", "<</A>>", "<</A>", ""]),
+)
+overlap_docs = st.lists(st.one_of(overlap_prose, overlap_actions), max_size=8).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), doc=overlap_docs)
+def test_self_overlapping_delimiters(data: st.DataObject, doc: str) -> None:
+    """With ``<<A>>``/``<</A>>`` the longest held suffix matters: chunkings agree,
+    nothing is lost, and only proper prefixes of the delimiters are held."""
+    whole = TagParser(format=OVERLAP)
+    expected = merge_events([*whole.feed(doc), *whole.finish()])
+    parser = TagParser(format=OVERLAP)
+    events: list[Event] = []
+    fed = ""
+    for chunk in cut(doc, data.draw(cuts(len(doc)))):
+        events.extend(parser.feed(chunk))
+        fed += chunk
+        held = parser.held
+        assert fed.endswith(held)
+        assert held == "" or any(d.startswith(held) and d != held for d in ("<<A>>", "<</A>>"))
+    events.extend(parser.finish())
+    assert merge_events(events) == expected
+    assert rebuild(events, parser) == doc
+
+
+def _timed(doc: str) -> float:
+    """Best CPU time of a few 4-character-chunk parses of ``doc``."""
+    best = float("inf")
+    for _ in range(3):
+        parser = TagParser()
+        start = time.process_time()
+        for i in range(0, len(doc), 4):
+            parser.feed(doc[i : i + 4])
+        parser.finish()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def test_cost_is_linear() -> None:
+    """4x the input costs well under 8x the time (a quadratic parser needs 16x).
+    CPU time on a shared machine is noisy, so the best of three attempts counts."""
+    unit = (
+        "Some prose with a < b and `code` in it, then an action "
+        '<action name="show">{"productId": "p1", "note": "</action> inside"}</action> and more.\n'
+    )
+    ratios = []
+    for _ in range(3):
+        ratios.append(_timed(unit * 800) / _timed(unit * 200))
+        if ratios[-1] < 8:
+            break
+    assert min(ratios) < 8, ratios
