@@ -166,12 +166,14 @@ class ActionInvalid(_Event):
 
 @dataclass(frozen=True, slots=True)
 class ActionResult(_Event):
-    """A dispatcher ran the action's handler; ``result`` is what it returned."""
+    """A dispatcher ran the action's handler; ``result`` is what it returned.
+    ``replayed`` is True when the outcome came from the ledger (it ran before)."""
 
     id: str
     index: int
     name: str
     result: Any
+    replayed: bool = False
     type: ClassVar[str] = "action_result"
 
 
@@ -179,13 +181,15 @@ class ActionResult(_Event):
 class ActionFailed(_Event):
     """A dispatcher did not get a result: the handler raised (``error_type`` is the
     exception's class name), the action's outcome is unknown after a crash
-    (``error_type="unknown_outcome"``), or a limit stopped it."""
+    (``error_type="unknown_outcome"``), or a limit stopped it.  ``replayed`` is
+    True when a recorded failure was reported again from the ledger."""
 
     id: str
     index: int
     name: str
     error: str
     error_type: str
+    replayed: bool = False
     type: ClassVar[str] = "action_failed"
 
 

@@ -1,0 +1,371 @@
+"""Typed partial models: a Pydantic model filling in while its JSON streams.
+
+:func:`stream_model` (and :func:`astream_model`) read JSON chunks and yield a
+:class:`PartialModel` after every chunk that changed something::
+
+    for part in stream_model(Lesson, chunks):
+        render(part.value.title, part.value.steps, part.pending)
+    lesson = part.value            # the last one: part.done, fully validated
+
+Built on the core parser's path events (each character is scanned once; the
+accumulated text is never parsed again). While the document forms:
+
+* ``value`` is an instance of the model built with ``model_construct``: a
+  field not yet arrived holds its default, or ``None`` when it has none, and
+  is absent from ``value.model_fields_set``;
+* a ``str`` field grows; a nested model fills in (an instance of that model);
+  a ``list[...]`` only appends, a ``dict[str, ...]`` only adds keys;
+* any other field (numbers, enums, literals, datetimes, unions of several
+  types...) appears only once complete;
+* every value is validated against its field's type and constraints the moment
+  it completes and replaces the partial one (same type), so a set field never
+  changes type and a completed field is always valid. A completed value that
+  fails is taken out again (a field goes back to unset, a list item or dict
+  value is removed) and its errors are listed once in ``errors``, with paths in
+  the JSON document (keys as written, array indices as in the JSON), the same
+  as the final ``ValidationError`` would give;
+* ``pending`` holds the paths of the values that started and have not completed
+  yet, as Python positions in ``value`` (field names, indices of the lists shown);
+* the last item has ``done=True`` and ``value`` is
+  ``Model.model_validate(document)``, with the model's own validators; a
+  document that is invalid, malformed or cut off raises ``pydantic.ValidationError``
+  (``json_invalid`` for malformed or truncated JSON), as ``model_validate_json`` would.
+
+Field checks during the stream use the field's annotation and constraints
+(``Field(...)``, ``Annotated`` validators); ``@field_validator`` and
+``@model_validator`` methods run in the final validation only. ``value`` is
+live: it keeps changing after it was yielded (use :meth:`PartialModel.snapshot`
+to keep one state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import pydantic
+
+from unspool.actions.model_shapes import Slot, model_info
+from unspool.actions.validation import ErrorDict, pydantic_errors
+from unspool.core.errors import MalformedJSON
+from unspool.core.jsonstream import JsonStream
+from unspool.core.path_events import Path, PathEvent, StringDelta, ValueEnd, ValueStart
+
+__all__ = ["ModelStream", "PartialModel", "astream_model", "stream_model"]
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialModel(Generic[M]):
+    """One state of a model while its JSON streams (see the module docs)."""
+
+    value: M
+    pending: frozenset[Path]
+    errors: tuple[ErrorDict, ...] = ()
+    done: bool = False
+
+    @property
+    def missing(self) -> frozenset[str]:
+        """Top-level fields that have not started to arrive."""
+        started = self.value.model_fields_set | {p[0] for p in self.pending if p}
+        return frozenset(n for n in type(self.value).model_fields if n not in started)
+
+    def snapshot(self) -> PartialModel[M]:
+        """A copy whose ``value`` no longer changes as the stream goes on."""
+        return PartialModel(self.value.model_copy(deep=True), self.pending, self.errors, self.done)
+
+
+class _Node:
+    """An open value shown in the partial model: a model instance, a list, a
+    dict, or a string being built from ``pieces``."""
+
+    __slots__ = ("holder", "json_path", "parent", "path", "pieces", "place", "slot")
+
+    def __init__(
+        self,
+        slot: Slot,
+        holder: Any,
+        parent: _Node | None,
+        place: str | int,
+        path: Path,
+        json_path: Path,
+    ) -> None:
+        self.slot = slot
+        self.holder = holder
+        self.parent = parent
+        self.place = place
+        self.path = path  # where it is shown in the partial value
+        self.json_path = json_path  # where it is in the document
+        self.pieces: list[str] = []
+
+
+class ModelStream(Generic[M]):
+    """The sans-I/O engine of :func:`stream_model`: ``feed(chunk)`` returns a new
+    :class:`PartialModel` (or ``None`` when the chunk changed nothing shown),
+    ``finish()`` the validated one. ``lenient``, ``skip_preamble`` and ``trailing``
+    are passed to :class:`~unspool.core.jsonstream.JsonStream`."""
+
+    def __init__(
+        self,
+        model: type[M],
+        *,
+        lenient: bool = False,
+        skip_preamble: bool = False,
+        trailing: str | None = None,
+    ) -> None:
+        self.model = model
+        self._parser = JsonStream(
+            events=True, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing
+        )
+        self._root_slot = Slot(model, "model", model)
+        self._value: M = _new_instance(model)
+        self._open: dict[Path, _Node] = {}
+        self._growing: dict[int, _Node] = {}
+        self._skip: Path | None = None
+        self._skip_at: tuple[_Node, Slot, str | int] | None = None
+        self._errors: list[ErrorDict] = []
+        self._error_keys: set[tuple[str, ...]] = set()
+        self._final: PartialModel[M] | None = None
+
+    @property
+    def partial(self) -> PartialModel[M]:
+        """The current state."""
+        if self._final is not None:
+            return self._final
+        for node in self._growing.values():
+            text = "".join(node.pieces)
+            node.pieces = [text]
+            assert node.parent is not None
+            _attach(node.parent, node.place, text)
+        self._growing.clear()
+        pending = {node.path for node in self._open.values() if node.path}
+        if self._skip_at is not None:
+            parent, _, place = self._skip_at
+            pending.add((*parent.path, place))
+        return PartialModel(self._value, frozenset(pending), tuple(self._errors))
+
+    def feed(self, chunk: str | bytes) -> PartialModel[M] | None:
+        """Feed a chunk; the new state, or ``None`` if nothing shown changed.
+        Raises ``pydantic.ValidationError`` (``json_invalid``) on malformed JSON."""
+        try:
+            events = self._parser.feed_events(chunk)
+        except MalformedJSON as exc:
+            self._apply(self._parser.take_events())
+            raise _json_invalid(self.model, str(exc)) from exc
+        return self.partial if self._apply(events) else None
+
+    def finish(self) -> PartialModel[M]:
+        """End the stream: the validated model (``done=True``), or
+        ``pydantic.ValidationError``. Idempotent."""
+        if self._final is not None:
+            return self._final
+        try:
+            self._apply(self._parser.finish_events())
+        except MalformedJSON as exc:
+            raise _json_invalid(self.model, str(exc)) from exc
+        if not self._parser.complete:
+            raise _json_invalid(self.model, "EOF while parsing: the document was cut off")
+        value = self.model.model_validate(self._parser.value)
+        self._final = PartialModel(value, frozenset(), tuple(self._errors), True)
+        return self._final
+
+    # events ---------------------------------------------------------------------------
+
+    def _apply(self, events: list[PathEvent]) -> bool:
+        changed = False
+        for event in events:
+            if isinstance(event, StringDelta):
+                changed |= self._on_delta(event)
+            elif isinstance(event, ValueStart):
+                self._on_start(event)
+                changed = True
+            elif isinstance(event, ValueEnd):
+                self._on_end(event)
+                changed = True
+        return changed
+
+    def _on_delta(self, event: StringDelta) -> bool:
+        if self._skip is not None:
+            return False
+        node = self._open.get(event.path)
+        if node is None:
+            return False
+        node.pieces.append(event.text)
+        self._growing[id(node)] = node
+        return True
+
+    def _on_start(self, event: ValueStart) -> None:
+        path, kind = event
+        if self._skip is not None:
+            return
+        if not path:
+            if kind == "object":
+                self._open[()] = _Node(self._root_slot, self._value, None, "", (), ())
+            else:
+                self._skip = path
+            return
+        parent = self._open[path[:-1]]
+        slot, place = _child_slot(parent, path[-1])
+        if slot is None:  # a key the model does not read: left to the final validation
+            self._skip = path
+            return
+        holder: Any
+        if slot.kind == "model" and kind == "object":
+            holder = _new_instance(slot.target)
+        elif slot.kind == "list" and kind == "array":
+            holder = []
+        elif slot.kind == "dict" and kind == "object":
+            holder = {}
+        elif slot.kind == "str" and kind == "string":
+            holder = ""
+        else:
+            self._skip = path
+            self._skip_at = (parent, slot, place)
+            return
+        node = _Node(slot, holder, parent, place, (*parent.path, place), path)
+        _attach(parent, place, holder)
+        self._open[path] = node
+
+    def _on_end(self, event: ValueEnd) -> None:
+        path, value = event
+        if self._skip is not None:
+            if path != self._skip:
+                return
+            self._skip = None
+            target, self._skip_at = self._skip_at, None
+            if target is not None:
+                parent, slot, place = target
+                self._settle(parent, slot, place, path, value)
+            return
+        node = self._open.pop(path)
+        self._growing.pop(id(node), None)
+        if node.parent is not None:
+            self._settle(node.parent, node.slot, node.place, path, value)
+
+    def _settle(
+        self, parent: _Node, slot: Slot, place: str | int, json_path: Path, value: Any
+    ) -> None:
+        """Validate a completed value and show it, or take it out and report why."""
+        try:
+            checked = slot.validate(value)
+        except pydantic.ValidationError as exc:
+            for err in pydantic_errors(exc):
+                located = {**err, "path": [*json_path, *err["path"]]}
+                key = (repr(located["path"]), located["type"], located["message"])
+                if key not in self._error_keys:  # an ancestor fails for the same reason
+                    self._error_keys.add(key)
+                    self._errors.append(located)
+            _detach(parent, place)
+            return
+        _attach(parent, place, checked)
+
+
+def _child_slot(parent: _Node, key: str | int) -> tuple[Slot | None, str | int]:
+    """The slot of ``parent``'s child at the parser's ``key``, and where it goes."""
+    kind = parent.slot.kind
+    if kind == "model":
+        entry = model_info(parent.slot.target).by_key.get(str(key))
+        return (None, key) if entry is None else (entry.slot, entry.name)
+    if kind == "list":
+        return parent.slot.child(), len(parent.holder)
+    return parent.slot.child(), key
+
+
+def _attach(parent: _Node, place: str | int, value: Any) -> None:
+    holder = parent.holder
+    kind = parent.slot.kind
+    if kind == "model":
+        holder.__dict__[place] = value
+        holder.__pydantic_fields_set__.add(place)
+    elif kind == "list":
+        assert isinstance(place, int)
+        if place == len(holder):
+            holder.append(value)
+        else:
+            holder[place] = value
+    else:
+        holder[place] = value
+
+
+def _detach(parent: _Node, place: str | int) -> None:
+    holder = parent.holder
+    kind = parent.slot.kind
+    if kind == "model":
+        assert isinstance(place, str)
+        holder.__dict__[place] = _unset_value(type(holder), place)
+        holder.__pydantic_fields_set__.discard(place)
+    elif kind == "list":
+        if isinstance(place, int) and place == len(holder) - 1:
+            holder.pop()
+    else:
+        holder.pop(place, None)
+
+
+def _new_instance(model: type[M]) -> M:
+    """An instance with no field set: defaults where there are, else ``None``."""
+    instance = model.model_construct()
+    for name in model.model_fields:
+        if name not in instance.__dict__:
+            instance.__dict__[name] = None
+    return instance
+
+
+def _unset_value(model: type[pydantic.BaseModel], name: str) -> Any:
+    info = model.model_fields[name]
+    if info.is_required():
+        return None
+    try:
+        return info.get_default(call_default_factory=True, validated_data={})
+    except Exception:  # a factory that needs other fields
+        return None
+
+
+def _json_invalid(model: type[pydantic.BaseModel], message: str) -> pydantic.ValidationError:
+    return pydantic.ValidationError.from_exception_data(
+        model.__name__,
+        [{"type": "json_invalid", "loc": (), "input": None, "ctx": {"error": message}}],
+    )
+
+
+def stream_model(
+    model: type[M],
+    chunks: Iterable[str | bytes],
+    *,
+    lenient: bool = False,
+    skip_preamble: bool = False,
+    trailing: str | None = None,
+) -> Iterator[PartialModel[M]]:
+    """Yield a :class:`PartialModel` of ``model`` after each chunk that changed it,
+    and last the validated one (``done=True``); raises ``pydantic.ValidationError``
+    for an invalid, malformed or truncated document."""
+    stream = ModelStream(model, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing)
+    for chunk in chunks:
+        part = stream.feed(chunk)
+        if part is not None:
+            yield part
+    yield stream.finish()
+
+
+async def astream_model(
+    model: type[M],
+    chunks: AsyncIterable[str | bytes] | Iterable[str | bytes],
+    *,
+    lenient: bool = False,
+    skip_preamble: bool = False,
+    trailing: str | None = None,
+) -> AsyncIterator[PartialModel[M]]:
+    """Async :func:`stream_model`: ``chunks`` may be an async or a sync iterable."""
+    stream = ModelStream(model, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing)
+    if isinstance(chunks, AsyncIterable):
+        async for chunk in chunks:
+            part = stream.feed(chunk)
+            if part is not None:
+                yield part
+    else:
+        for chunk in chunks:
+            part = stream.feed(chunk)
+            if part is not None:
+                yield part
+    yield stream.finish()

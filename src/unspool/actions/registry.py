@@ -1,0 +1,339 @@
+"""The registry of actions: names, argument schemas, handlers.
+
+An action is registered with a handler whose parameters are typed (a Pydantic
+model is built from the signature), with a Pydantic model, or with a JSON
+Schema dict (checked with ``jsonschema``), with or without a handler::
+
+    registry = ActionRegistry()
+
+    @registry.action
+    def open_modal(product_id: str, view: Literal["compact", "detailed"] = "compact") -> str:
+        "Open the product modal."
+        ...
+
+    registry.register("navigate", schema={"type": "object", "properties": {...}})
+
+Parsers take ``registry=`` and call :meth:`ActionRegistry.validate` on every
+complete action: the validated value becomes ``ActionComplete.args``, a failure
+becomes ``ActionInvalid(reason="schema", errors=[...])``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import typing
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, overload
+
+import pydantic
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+
+from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
+from unspool.protocols.emitter import Validation
+
+__all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
+
+UnknownPolicy = Literal["invalid", "pass"]
+ToolFormat = Literal["openai", "openai_responses", "anthropic", "json"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    """One registered action.
+
+    ``call`` says how the handler receives the validated args: ``"fields"``
+    (keyword arguments, one per field of a model built from its signature) or
+    ``"value"`` (one argument: the model instance, or the dict for a JSON Schema).
+    ``key`` maps the validated args to an idempotency key (see :meth:`ledger_key`).
+    """
+
+    name: str
+    handler: Callable[..., Any] | None
+    model: type[pydantic.BaseModel] | None
+    schema: Mapping[str, Any]
+    description: str | None
+    idempotent: bool
+    key: Callable[[Any], object] | None
+    call: Literal["fields", "value"]
+    schema_validator: Validator | None
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the handler is a coroutine function."""
+        return self.handler is not None and inspect.iscoroutinefunction(self.handler)
+
+    def validate(self, args: Any) -> Validation:
+        """Validate ``args``; a model instance of this action's model passes as is."""
+        try:
+            if self.model is not None:
+                if isinstance(args, self.model):
+                    return Validation(True, args)
+                return Validation(True, self.model.model_validate(args))
+            if self.schema_validator is not None:
+                errors = jsonschema_errors(self.schema_validator, args)
+                if errors:
+                    return Validation(False, reason="schema", errors=errors)
+            return Validation(True, args)
+        except pydantic.ValidationError as exc:
+            return Validation(False, reason="schema", errors=pydantic_errors(exc))
+        except Exception as exc:  # a user validator with a bug must not break the stream
+            msg = f"{type(exc).__name__}: {exc}"
+            return Validation(False, reason="schema", errors=(error([], msg, "validator_error"),))
+
+    def ledger_key(self, action_id: str, value: Any) -> str:
+        """The idempotency key: the action id, or ``"{name}:{key(value)}"`` when a
+        key function was registered (namespaced by action name)."""
+        if self.key is None:
+            return action_id
+        return f"{self.name}:{self.key(value)}"
+
+    def invoke(self, value: Any) -> Any:
+        """Call the handler with validated args; returns what it returns (an
+        awaitable for an async handler)."""
+        if self.handler is None:
+            raise LookupError(f"action {self.name!r} has no handler")
+        if self.call == "value":
+            return self.handler(value)
+        kwargs = {name: getattr(value, name) for name in type(value).model_fields}
+        kwargs.update(value.__pydantic_extra__ or {})
+        return self.handler(**kwargs)
+
+
+class ActionRegistry:
+    """Actions by name, with their schemas and handlers.
+
+    ``unknown`` is the policy for names that were never registered:
+    ``"invalid"`` (default) makes them ``ActionInvalid(reason="unknown_action")``,
+    ``"pass"`` lets their args through unvalidated.
+    """
+
+    def __init__(self, unknown: UnknownPolicy = "invalid") -> None:
+        if unknown not in ("invalid", "pass"):
+            raise ValueError(f"unknown must be 'invalid' or 'pass', not {unknown!r}")
+        self.unknown: UnknownPolicy = unknown
+        self._specs: dict[str, ActionSpec] = {}
+
+    # registration -------------------------------------------------------------------
+
+    @overload
+    def action(self, name: F, /) -> F: ...
+
+    @overload
+    def action(
+        self,
+        name: str | None = None,
+        *,
+        model: type[pydantic.BaseModel] | None = None,
+        schema: Mapping[str, Any] | None = None,
+        idempotent: bool = False,
+        key: Callable[[Any], object] | None = None,
+        description: str | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def action(
+        self,
+        name: str | F | None = None,
+        *,
+        model: type[pydantic.BaseModel] | None = None,
+        schema: Mapping[str, Any] | None = None,
+        idempotent: bool = False,
+        key: Callable[[Any], object] | None = None,
+        description: str | None = None,
+    ) -> F | Callable[[F], F]:
+        """Decorator registering a handler: ``@registry.action`` or
+        ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``.
+        The action's name defaults to the function's name; the handler is returned
+        unchanged."""
+        if callable(name):
+            self.register(None, name)
+            return name
+        action_name = name
+
+        def decorate(handler: F) -> F:
+            self.register(
+                action_name,
+                handler,
+                model=model,
+                schema=schema,
+                idempotent=idempotent,
+                key=key,
+                description=description,
+            )
+            return handler
+
+        return decorate
+
+    def register(
+        self,
+        name: str | None,
+        handler: Callable[..., Any] | None = None,
+        *,
+        model: type[pydantic.BaseModel] | None = None,
+        schema: Mapping[str, Any] | None = None,
+        idempotent: bool = False,
+        key: Callable[[Any], object] | None = None,
+        description: str | None = None,
+    ) -> ActionSpec:
+        """Register an action; ``name`` may be ``None`` when a handler gives it.
+
+        Without ``model`` or ``schema`` the handler's signature defines the args:
+        a single parameter annotated with a Pydantic model makes that model the
+        args (the handler gets the instance); otherwise each parameter is a field
+        (unknown fields are refused unless the handler takes ``**kwargs``).
+        With ``model`` or ``schema`` the handler gets the validated value as its one
+        argument. Raises ``TypeError``/``ValueError`` for a bad registration and
+        ``jsonschema.SchemaError`` for an invalid schema.
+        """
+        if name is None:
+            if handler is None:
+                raise TypeError("an action without a handler needs a name")
+            name = handler.__name__
+        if not name:
+            raise ValueError("an action name must not be empty")
+        if name in self._specs:
+            raise ValueError(f"action {name!r} is already registered")
+        if model is not None and schema is not None:
+            raise TypeError("give a model or a schema, not both")
+        if handler is None and model is None and schema is None:
+            raise TypeError(f"action {name!r} needs a handler, a model or a schema")
+        if handler is not None and not callable(handler):
+            raise TypeError(f"the handler of {name!r} is not callable")
+
+        call: Literal["fields", "value"] = "value"
+        validator: Validator | None = None
+        if schema is not None:
+            json_schema: Mapping[str, Any] = dict(schema)
+            cls = validator_for(json_schema)
+            cls.check_schema(dict(json_schema))
+            validator = cls(json_schema, format_checker=cls.FORMAT_CHECKER)
+            default_doc = schema.get("description")
+        else:
+            if model is None:
+                assert handler is not None
+                model, call = _model_from_signature(name, handler)
+            json_schema = model.model_json_schema()
+            default_doc = json_schema.get("description")
+        if description is None:
+            doc = inspect.getdoc(handler) if handler is not None else None
+            description = doc or (str(default_doc) if default_doc else None)
+        spec = ActionSpec(
+            name, handler, model, json_schema, description, idempotent, key, call, validator
+        )
+        self._specs[name] = spec
+        return spec
+
+    # lookup ---------------------------------------------------------------------------
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def get(self, name: str) -> ActionSpec | None:
+        """The spec registered under ``name``, or ``None``."""
+        return self._specs.get(name)
+
+    def __getitem__(self, name: str) -> ActionSpec:
+        return self._specs[name]
+
+    # validation and schemas ------------------------------------------------------------
+
+    def validate(self, name: str, args: Any) -> Validation:
+        """Validate ``args`` for ``name``: ok with the typed value (a model instance,
+        or the dict for a JSON Schema), or a reason (``"schema"``,
+        ``"unknown_action"``) and structured errors. Never raises for bad args."""
+        spec = self._specs.get(name)
+        if spec is None:
+            if self.unknown == "pass":
+                return Validation(True, args)
+            known = ", ".join(repr(n) for n in self._specs) or "none"
+            msg = f"unknown action {name!r} (known: {known})"
+            return Validation(
+                False, reason="unknown_action", errors=(error([], msg, "unknown_action"),)
+            )
+        return spec.validate(args)
+
+    def json_schema(self, name: str) -> dict[str, Any]:
+        """The JSON Schema of the args of ``name`` (``KeyError`` if unknown)."""
+        return dict(self._specs[name].schema)
+
+    def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
+        """Every action as a tool definition for a prompt or an API call:
+        ``"openai"`` (Chat Completions ``tools=``), ``"openai_responses"``
+        (Responses API), ``"anthropic"`` (Messages ``tools=``) or ``"json"``
+        (``{"name", "description", "parameters"}``, for a system prompt)."""
+        out: list[dict[str, Any]] = []
+        for spec in self._specs.values():
+            params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
+            described: dict[str, Any] = {"name": spec.name}
+            if spec.description:
+                described["description"] = spec.description
+            if format == "openai":
+                out.append({"type": "function", "function": {**described, "parameters": params}})
+            elif format == "openai_responses":
+                out.append({"type": "function", **described, "parameters": params})
+            elif format == "anthropic":
+                out.append({**described, "input_schema": params})
+            elif format == "json":
+                out.append({**described, "parameters": params})
+            else:
+                raise ValueError(f"unknown tool format {format!r}")
+        return out
+
+
+def _model_from_signature(
+    name: str, handler: Callable[..., Any]
+) -> tuple[type[pydantic.BaseModel], Literal["fields", "value"]]:
+    """The args model of a handler, and how to call it."""
+    signature = inspect.signature(handler)
+    try:
+        hints = typing.get_type_hints(handler, include_extras=True)
+    except Exception:  # partials, callables with unresolvable forward references
+        hints = {}
+    params = list(signature.parameters.values())
+    if len(params) == 1 and params[0].kind in (
+        params[0].POSITIONAL_ONLY,
+        params[0].POSITIONAL_OR_KEYWORD,
+    ):
+        annotation = hints.get(params[0].name, params[0].annotation)
+        if inspect.isclass(annotation) and issubclass(annotation, pydantic.BaseModel):
+            return annotation, "value"
+    fields: dict[str, Any] = {}
+    extra: Literal["forbid", "allow"] = "forbid"
+    for param in params:
+        if param.kind is param.VAR_KEYWORD:
+            extra = "allow"
+            continue
+        if param.kind in (param.VAR_POSITIONAL, param.POSITIONAL_ONLY):
+            raise TypeError(
+                f"handler of {name!r}: parameter {param.name!r} cannot be given by keyword"
+            )
+        if param.name.startswith("_"):
+            raise TypeError(f"handler of {name!r}: parameter {param.name!r} starts with '_'")
+        annotation = hints.get(param.name, param.annotation)
+        if annotation is inspect.Parameter.empty:
+            annotation = Any
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    model: type[pydantic.BaseModel] = pydantic.create_model(
+        _class_name(name),
+        __config__=pydantic.ConfigDict(extra=extra),
+        **fields,
+    )
+    return model, "fields"
+
+
+def _class_name(action: str) -> str:
+    words = [w for w in re.split(r"[^0-9A-Za-z]+", action) if w]
+    base = "".join(w[:1].upper() + w[1:] for w in words) or "Action"
+    if base[0].isdigit():
+        base = "Action" + base
+    return base + "Args"

@@ -1,0 +1,51 @@
+"""A process that dispatches two actions with a durable ledger, for the crash tests.
+
+Usage: ``python crash_worker.py DB RUNS MODE [idempotent]``.  Each handler run
+appends the order id to the file RUNS (fsynced) before anything else; with MODE
+``hang`` the handler of order ``A`` then prints ``RUNNING`` and sleeps until the
+test kills the process with SIGKILL (between "started" and "finished" in the
+ledger).  With MODE ``normal`` every event is printed as one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from actions_support.streams import action_stream
+from unspool.actions.dispatcher import Dispatcher
+from unspool.actions.ledger import SqliteLedger
+from unspool.actions.registry import ActionRegistry
+
+
+def main() -> None:
+    db, runs, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    idempotent = len(sys.argv) > 4 and sys.argv[4] == "idempotent"
+    registry = ActionRegistry()
+
+    @registry.action(idempotent=idempotent)
+    def charge(order: str, cents: int) -> dict[str, object]:
+        """Charge an order (a side effect that must not happen twice)."""
+        with open(runs, "a", encoding="utf-8") as f:
+            f.write(order + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        if mode == "hang" and order == "A":
+            print("RUNNING", flush=True)
+            time.sleep(600)
+        return {"order": order, "charged": cents}
+
+    events = action_stream(
+        [("charge", {"order": "A", "cents": 500}), ("charge", {"order": "B", "cents": 700})],
+        stream_id="reply-1",
+        registry=registry,
+    )
+    with SqliteLedger(db) as ledger:
+        for event in Dispatcher(registry, ledger).run(events):
+            print(json.dumps(event.to_dict()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
