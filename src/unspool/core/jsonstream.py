@@ -64,6 +64,7 @@ _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs 
 _INNER_QUOTE_WS = 256  # whitespace after a quote beyond which it is taken as a real close
 
 _CLOSE = 1
+_LITERAL_WORDS = frozenset({"true", "false", "null", "True", "False", "None", "NaN", "Infinity"})
 _INNER = 0
 _UNDECIDED = -1
 
@@ -615,6 +616,16 @@ class JsonStream:
                             dec = escapes.get(e)
                             if dec is None:
                                 raise _error("Invalid \\escape", base + i + 1)
+                            if (
+                                e == "'" and quote == '"'
+                            ):  # in a single-quoted string it is expected
+                                _repair(
+                                    repairs,
+                                    evs,
+                                    "single_quotes",
+                                    base + i,
+                                    "decoded \\' (not a JSON escape)",
+                                )
                             sbuf += dec
                             i += 2
                             continue
@@ -734,7 +745,7 @@ class JsonStream:
                             i += 2
                         found = s.find(comment_end, i)
                         if found < 0:
-                            if comment_end == "*/" and s.endswith("*"):
+                            if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
                                 carry = "*"
                             i = n
                             continue
@@ -1107,6 +1118,17 @@ class JsonStream:
             raise
 
         # -------------------------------------------------------------- end of input
+        if state == _PREAMBLE and carry:
+            # the reply is only a literal ("true"), held because more word could follow
+            for word, wval, wkind, tag in literals.get(carry[:1], ()):
+                if carry == word:
+                    if tag:
+                        _repair(repairs, evs, tag, base, f"read {word}")
+                    self._root = wval
+                    self._complete = True
+                    if evs is not None:
+                        evs.append(ValueStart((), wkind))
+                        evs.append(ValueEnd((), wval))
         if state == _STRING and not is_key:
             if carry[:1] == quote:  # a lenient close that waited for lookahead
                 _set_slot(self, s_cont, s_key, sbuf)
@@ -1176,7 +1198,7 @@ def _decide_close(text: str, j: int, in_object: bool) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
     It closes when what follows (after whitespace) is a closer, a colon, a quote,
-    a comment, or a comma followed by something that can start the next member
+    a comment, a ``<`` (a closing tag), or a comma followed by something that can start the next member
     or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
     """
     k = lx.ws_run(text, j).end()
@@ -1194,17 +1216,26 @@ def _decide_close(text: str, j: int, in_object: bool) -> int:
         c2 = text[k2]
         if c2 in "\"'{[]}/-0123456789":
             return _CLOSE
-        if in_object and c2 in lx.IDENT_START:
-            # an unquoted key only if a ':' follows the word: "x", then left" is prose
+        if c2 in lx.IDENT_START:
             k3 = lx.ident_run(text, k2).end()
+            if k3 - k2 > _INNER_QUOTE_WS:
+                return _INNER
+            if k3 >= len(text):
+                return _UNDECIDED
+            if text[k2:k3] in _LITERAL_WORDS:  # the next item is a literal: true, None, NaN...
+                return _CLOSE
+            if not in_object:
+                return _INNER
+            # an unquoted key only if a ':' (or a comment) follows the word:
+            # "x", then left" is prose
             k4 = lx.ws_run(text, k3).end()
             if k4 - k2 > _INNER_QUOTE_WS:
                 return _INNER
             if k4 >= len(text):
                 return _UNDECIDED
-            return _CLOSE if text[k4] == ":" else _INNER
+            return _CLOSE if text[k4] in ":/" else _INNER
         return _INNER
-    if c in '}]:"/':
+    if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
         return _CLOSE
     return _INNER
 

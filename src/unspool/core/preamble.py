@@ -68,7 +68,12 @@ class PreambleScanner:
                         break
                 c = s[i]
                 if c not in "`<":
-                    if c in '{["-0123456789tfn' or (self._lenient and c in "'TFNI"):
+                    if c in '{["-0123456789' or (self._lenient and c == "'"):
+                        return i, True, skipped
+                    literal = _literal_at(s, i, self._lenient)
+                    if literal is None:
+                        return i, False, skipped  # a literal's prefix at the end: undecided
+                    if literal:
                         return i, True, skipped
                     self._at_start = False
                     continue
@@ -113,6 +118,26 @@ class PreambleScanner:
             self._at_start = False
             i += 1
         return i, False, skipped
+
+
+_STRICT_WORDS = ("true", "false", "null")
+_LENIENT_WORDS = (*_STRICT_WORDS, "True", "False", "None", "NaN", "Infinity")
+
+
+def _literal_at(s: str, i: int, lenient: bool) -> bool | None:
+    """Does a whole literal (followed by a non-word character) start at ``s[i]``?
+    None when the text ends inside what could still be one."""
+    rest = s[i : i + 10]
+    for word in _LENIENT_WORDS if lenient else _STRICT_WORDS:
+        if rest.startswith(word):
+            after = rest[len(word) : len(word) + 1]
+            if after == "":
+                return None
+            if not (after.isalnum() or after == "_"):
+                return True
+        elif word.startswith(rest):
+            return None
+    return False
 
 
 def _looks_like_start(opener: str, nxt: str, lenient: bool) -> bool:

@@ -1,0 +1,291 @@
+"""One-shot parsing of a finished reply: :func:`loads`, :func:`loads_with_repairs`, :func:`repair`.
+
+Three steps, cheapest first, each tried only if the one before gave nothing:
+
+1. The strict fast path: the stdlib's C decoder on the whole text (valid JSON
+   costs what :func:`json.loads` costs, and reports no repairs).
+2. One lenient pass of :class:`~unspool.core.jsonstream.JsonStream` with
+   ``skip_preamble`` (prose, ````json`` fences and ``<think>`` blocks before the
+   value are skipped, text after it is ignored), then ``finish()`` to complete
+   a reply that was cut off.  The :class:`Allow` filter then decides which
+   kinds of value may be left incomplete.
+3. Only if that pass saw no value at all (the value follows prose in a way the
+   streaming heuristic does not take for JSON, e.g. ``"Here: [1, 2]"``): the first
+   object or array :func:`~unspool.core.find.find_json` finds, read by the same pass.
+
+Nothing is guessed: a cut-off literal (``tr``) or number (``1.``) is dropped,
+never completed, and the first value wins (use :func:`~unspool.core.find.find_all_json`
+for replies that embed several).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection, Iterable
+from enum import IntFlag
+from typing import Any
+
+from unspool.core.errors import UNSET, MalformedJSON
+from unspool.core.find import find_json
+from unspool.core.jsonstream import JsonStream
+from unspool.core.path_events import Path, PathEvent, Repair, ValueEnd, ValueStart
+from unspool.core.snapshot import max_depth
+
+__all__ = ["Allow", "loads", "loads_with_repairs", "repair"]
+
+
+class Allow(IntFlag):
+    """Which kinds of value may be left incomplete at the end of the text.
+
+    The flags and their bits are those of the partial-json / partial-json-parser
+    libraries.  A flag only governs an *incomplete* value; complete values always
+    parse.  An incomplete value whose flag is absent is dropped from its parent
+    (``loads('{"a": [1, 2', allow=Allow.OBJ)`` is ``{}``); at the root it is an error.
+
+    * ``STR``: a string cut off before its closing quote (keys are never partial).
+    * ``NUM``: a number inside a container that only the end of the text ended
+      (``[1, 2`` keeps ``2`` only with ``NUM``).  A root number is complete.
+    * ``ARR`` / ``OBJ``: an array / object whose closer never came.
+    * ``NULL``, ``BOOL``, ``NAN``, ``INFINITY``, ``_INFINITY``: accepted for
+      compatibility, but unspool never completes a cut-off literal (``tr`` is not
+      ``true``), so such a literal is always dropped, whatever these flags say.
+    """
+
+    STR = 1
+    NUM = 2
+    ARR = 4
+    OBJ = 8
+    NULL = 16
+    BOOL = 32
+    NAN = 64
+    INFINITY = 128
+    _INFINITY = 256
+    INF = INFINITY | _INFINITY
+    SPECIAL = NULL | BOOL | INF | NAN
+    ATOM = STR | NUM | SPECIAL
+    COLLECTION = ARR | OBJ
+    ALL = ATOM | COLLECTION
+
+
+_FLAG_OF_KIND = {
+    "object": Allow.OBJ,
+    "array": Allow.ARR,
+    "string": Allow.STR,
+    "number": Allow.NUM,
+}
+_TRACKED = Allow.OBJ | Allow.ARR | Allow.STR | Allow.NUM
+_FAST_OPTIONS = frozenset(
+    {"parse_float", "parse_int", "allow_inf_nan", "skip_preamble", "trailing", "max_depth"}
+)
+"""Core options the strict fast path honours; any other option sends the text to the core."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MISS: Any = object()
+
+
+def loads(
+    text: str | bytes,
+    *,
+    allow: Allow = Allow.ALL,
+    lenient: bool | Collection[str] = True,
+    **core_options: Any,
+) -> Any:
+    """Parse the JSON value in a model's finished reply (see the module docstring).
+
+    ``lenient``: ``True`` (every kind of :data:`~unspool.core.lexicon.LENIENT_KINDS`),
+    ``False`` (strict JSON, still with prose skipping and completion of a cut-off
+    reply), or a collection of kind names.  ``core_options`` go to
+    :class:`~unspool.core.jsonstream.JsonStream` (``parse_float``, ``max_depth``,
+    ``skip_preamble=False`` to require the value at the start, ...).
+
+    Raises :class:`MalformedJSON` (with ``.pos``) when there is no value or it is
+    malformed beyond what ``lenient`` accepts; bytes are read as UTF-8.
+    """
+    return loads_with_repairs(text, allow=allow, lenient=lenient, **core_options)[0]
+
+
+def loads_with_repairs(
+    text: str | bytes,
+    *,
+    allow: Allow = Allow.ALL,
+    lenient: bool | Collection[str] = True,
+    **core_options: Any,
+) -> tuple[Any, list[Repair]]:
+    """Like :func:`loads`, and also return the repairs made, in text order.
+
+    The result is a plain ``(value, repairs)`` tuple; each
+    :class:`~unspool.core.path_events.Repair` has ``kind``, ``pos`` (a character
+    offset into ``text``) and ``message``.  Valid JSON gives ``[]``; so do prose,
+    fences and think blocks around the value, which are skipped, not repaired.
+    """
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        text = _decode_utf8(bytes(text))
+    elif not isinstance(text, str):
+        raise TypeError(f"loads() takes str or bytes, not {type(text).__name__}")
+    value = _strict(text, core_options)
+    if value is not _MISS:
+        return value, []
+    value, repairs = _lenient_pass(text, allow, lenient, core_options)
+    if value is not UNSET:
+        return value, repairs
+    if core_options.get("skip_preamble", True):
+        match = find_json(text, lenient=lenient, partial=True)
+        if match is not None:
+            start = match.start
+            try:
+                value, repairs = _lenient_pass(text[start:], allow, lenient, core_options)
+            except MalformedJSON as exc:
+                raise type(exc)(exc.msg, exc.pos + start, exc.partial) from None
+            if value is not UNSET:
+                return value, [Repair(r.kind, r.pos + start, r.message) for r in repairs]
+    raise MalformedJSON("No JSON value found", len(text))
+
+
+def repair(
+    text: str | bytes,
+    *,
+    indent: int | None = None,
+    allow: Allow = Allow.ALL,
+    lenient: bool | Collection[str] = True,
+    **core_options: Any,
+) -> str:
+    """The value :func:`loads` reads, written back as valid JSON text.
+
+    Valid JSON has no ``NaN`` or ``Infinity``: those become ``null`` (as
+    JavaScript's ``JSON.stringify`` does).  Non-ASCII text is written as is,
+    except lone surrogates, which only ``\\uXXXX`` escapes can carry (then the
+    whole output is ASCII-escaped).  Raises :class:`MalformedJSON` like :func:`loads`.
+    """
+    value = loads(text, allow=allow, lenient=lenient, **core_options)
+    try:
+        out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere
+        value = _finite(value)
+        out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    if _SURROGATE.search(out):
+        out = json.dumps(value, ensure_ascii=True, indent=indent, allow_nan=False)
+    return out
+
+
+# ---------------------------------------------------------------------------- the steps
+
+
+def _strict(text: str, options: dict[str, Any]) -> Any:
+    """The value of ``text`` as strict JSON (C speed), or ``_MISS``."""
+    if not options.keys() <= _FAST_OPTIONS:
+        return _MISS
+    decoder = json.JSONDecoder(
+        parse_float=options.get("parse_float"),
+        parse_int=options.get("parse_int"),
+        parse_constant=None if options.get("allow_inf_nan") else _reject_constant,
+    )
+    try:
+        value = decoder.decode(text)
+    except (ValueError, RecursionError):
+        return _MISS
+    limit = options.get("max_depth", 1000)
+    if text.count("[") + text.count("{") > limit and max_depth(value, limit) > limit:
+        return _MISS  # the core reports the depth limit
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _lenient_pass(
+    text: str, allow: Allow, lenient: bool | Collection[str], options: dict[str, Any]
+) -> tuple[Any, list[Repair]]:
+    """One pass of the core (``UNSET`` if it saw no value), then the :class:`Allow` filter."""
+    track = allow & _TRACKED != _TRACKED  # path events are only needed to filter
+    parser = JsonStream(events=track, lenient=lenient, **{"skip_preamble": True, **options})
+    if track:
+        chain = _OpenChain()
+        chain.add(parser.feed_events(text), at_finish=False)
+        chain.add(parser.finish_events(), at_finish=True)
+    else:
+        parser.feed(text)
+        parser.finish()
+    value = parser.value
+    if value is not UNSET and track:
+        value = _apply_allow(value, chain.open, allow, parser.pos)
+    return value, list(parser.repairs)
+
+
+class _OpenChain:
+    """Follows path events to find the values still incomplete at the end.
+
+    Objects, arrays and strings are incomplete when they got a ``ValueStart`` and
+    no ``ValueEnd``; a number is incomplete when only ``finish()`` committed it
+    (except at the root, where the end of the text is a number's natural end).
+    Incomplete values always form one chain from the root down, shallowest first.
+    """
+
+    __slots__ = ("open",)
+
+    def __init__(self) -> None:
+        self.open: list[tuple[Path, str]] = []
+
+    def add(self, events: Iterable[PathEvent], *, at_finish: bool) -> None:
+        chain = self.open
+        for ev in events:
+            if isinstance(ev, ValueStart):
+                if ev.kind in ("object", "array", "string"):
+                    chain.append((ev.path, ev.kind))
+                elif at_finish and ev.kind == "number" and ev.path:
+                    chain.append((ev.path, "number"))
+            elif (
+                isinstance(ev, ValueEnd)
+                and chain
+                and chain[-1][0] == ev.path
+                and chain[-1][1] != "number"
+            ):
+                chain.pop()
+
+
+def _apply_allow(value: Any, chain: list[tuple[Path, str]], allow: Allow, pos: int) -> Any:
+    """Drop the shallowest incomplete value whose kind ``allow`` lacks (and so all below it)."""
+    for path, kind in chain:
+        flag = _FLAG_OF_KIND[kind]
+        if allow & flag:
+            continue
+        if not path:
+            raise MalformedJSON(
+                f"The root {kind} is incomplete and Allow.{flag.name} is not set",
+                pos,
+                value,
+            )
+        parent = value
+        for step in path[:-1]:
+            parent = parent[step]
+        del parent[path[-1]]
+        break
+    return value
+
+
+def _decode_utf8(data: bytes) -> str:
+    """UTF-8 (a BOM skipped); a character cut off at the very end is dropped."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        good = data[: exc.start].decode("utf-8-sig")
+        if exc.end == len(data) and exc.reason == "unexpected end of data":
+            return good
+        raise MalformedJSON(f"Invalid UTF-8 ({exc.reason})", len(good)) from None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None (iterative, in place)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    work = [value] if isinstance(value, (list, dict)) else []
+    while work:
+        node = work.pop()
+        items = enumerate(node) if isinstance(node, list) else node.items()
+        for key, child in list(items):
+            if isinstance(child, float) and not math.isfinite(child):
+                node[key] = None
+            elif isinstance(child, (list, dict)):
+                work.append(child)
+    return value

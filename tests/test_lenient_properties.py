@@ -1,0 +1,318 @@
+"""Lenient mode keeps the spec's invariants (hypothesis), and reads all valid JSON unchanged.
+
+A valid document is generated, then written with deviations injected where the
+clean value stays recoverable (trailing commas, single quotes, unquoted keys,
+comments, Python literals, raw control characters, missing commas, unescaped inner
+quotes), and fed in random chunks.  Between successive feeds the live value only
+grows (strings at the end, lists append or grow their last item, dicts add keys or
+grow their last one, scalars never change, no type changes); the final value is
+``json.loads`` of the clean document; the repairs do not depend on the chunking.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core_support import (
+    assert_same,
+    chunks_at,
+    detach,
+    mismatch,
+    one_by_one,
+    read_suite_file,
+    suite_dir,
+    suite_names,
+)
+from unspool import UNSET, JsonStream
+from unspool.core.oneshot import loads_with_repairs
+
+DEVIATIONS = ("tc", "sq", "uk", "cm", "pl", "cc", "mc", "iq")
+IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*\Z")
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --------------------------------------------------------------------------- values
+
+_CHARS = st.sampled_from(list("ab xyZ_$-09\"'\\/\n\t\r\x01{}[],:é😀"))
+_WORDS = st.text(alphabet=st.sampled_from(list("ab xZ09")), max_size=4)
+TEXTS = st.one_of(
+    st.text(alphabet=_CHARS, max_size=8),
+    # quotes followed by a letter or digit: where an unescaped inner quote is recoverable
+    st.builds(lambda a, q, b: f"{a}{q}x{b}", _WORDS, st.sampled_from(['"', "'"]), _WORDS),
+    st.builds(lambda a, c, b: a + c + b, _WORDS, st.sampled_from(list("\n\t\r\x00\x1f")), _WORDS),
+)
+KEYS = st.one_of(TEXTS, st.from_regex(r"[A-Za-z_$][A-Za-z0-9_$-]{0,5}", fullmatch=True))
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    TEXTS,
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(KEYS, kids, max_size=4)),
+    max_leaves=14,
+)
+
+
+
+# --------------------------------------------------------------------------- writing
+
+
+class Writer:
+    """Writes a value as JSON text with the enabled deviations drawn at random sites."""
+
+    def __init__(self, draw: st.DrawFn, enabled: frozenset[str]) -> None:
+        self.draw = draw
+        self.on = enabled
+
+    def maybe(self, kind: str) -> bool:
+        return kind in self.on and self.draw(st.booleans())
+
+    def ws(self) -> str:
+        out = self.draw(st.sampled_from(["", "", " ", "\n", "  "]))
+        if self.maybe("cm"):
+            body = self.draw(st.text(alphabet=st.sampled_from(list("ab {}[]\",:'/")), max_size=6))
+            out += self.draw(st.sampled_from([f"/*{body}*/", f"//{body}\n"]))
+            out += self.draw(st.sampled_from(["", " ", "\n"]))
+        return out
+
+    def string(self, text: str, *, key: bool) -> str:
+        quote = "'" if self.maybe("sq") else '"'
+        other = '"' if quote == "'" else "'"
+        out = [quote]
+        for i, ch in enumerate(text):
+            nxt = text[i + 1 : i + 2]
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == quote:
+                inner_ok = not key and nxt.isascii() and nxt.isalnum()
+                out.append(ch if inner_ok and self.maybe("iq") else "\\" + ch)
+            elif ch == other:
+                out.append(ch)
+            elif ch < " ":
+                out.append(ch if self.maybe("cc") else json.dumps(ch)[1:-1])
+            else:
+                out.append(ch)
+        out.append(quote)
+        return "".join(out)
+
+    def scalar(self, value: Any) -> str:
+        word = json.dumps(value)
+        if (isinstance(value, bool) or value is None) and self.maybe("pl"):
+            return {"true": "True", "false": "False", "null": "None"}[word]
+        return word
+
+    def value(self, value: Any) -> str:
+        if isinstance(value, str):
+            return self.string(value, key=False)
+        if isinstance(value, list):
+            return self.container("[", "]", [(self.value(v), isinstance(v, str)) for v in value])
+        if isinstance(value, dict):
+            members = []
+            for k, v in value.items():
+                if IDENT.match(k) and self.maybe("uk"):
+                    key_text = k + self.ws()
+                else:
+                    key_text = self.string(k, key=True) + self.ws()
+                members.append((key_text + ":" + self.ws() + self.value(v), isinstance(v, str)))
+            return self.container("{", "}", members)
+        return self.scalar(value)
+
+    def container(self, opener: str, closer: str, items: Sequence[tuple[str, bool]]) -> str:
+        """``items``: (text, ends with a string value)."""
+        out = [opener, self.ws()]
+        for i, (text, ends_in_string) in enumerate(items):
+            out.append(text)
+            if i + 1 < len(items):
+                before = self.ws()
+                after = self.ws()
+                nxt = (after + items[i + 1][0]).lstrip(" \n")
+                # a missing comma after a string is recoverable only before '"' or a comment
+                drop = self.maybe("mc") and (not ends_in_string or nxt[:1] in ('"', "/"))
+                out.append(before + (" " if drop else ",") + after)
+            else:
+                out.append(self.ws())
+                if self.maybe("tc"):
+                    out.append("," + self.ws())
+        out.append(closer)
+        return "".join(out)
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> tuple[str, str, frozenset[str]]:
+    """(clean JSON, the same value written with deviations, the deviations enabled)."""
+    value = draw(VALUES)
+    enabled = frozenset(draw(st.sets(st.sampled_from(DEVIATIONS))))
+    writer = Writer(draw, enabled)
+    dirty = writer.ws() + writer.value(value) + writer.ws()
+    return json.dumps(value), dirty, enabled
+
+
+@st.composite
+def chunkings(draw: st.DrawFn, text: str) -> list[str]:
+    if draw(st.booleans()) and len(text) < 400:
+        return one_by_one(text)  # type: ignore[return-value]
+    cuts = draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=12))
+    return chunks_at(text, cuts)  # type: ignore[return-value]
+
+
+# --------------------------------------------------------------------------- growth
+
+
+def growth_problem(old: Any, new: Any, where: str = "$") -> str | None:
+    """Why ``new`` is not a grown version of ``old`` (None if it is)."""
+    if old is UNSET:
+        return None
+    if type(old) is not type(new):
+        return f"{where}: {type(old).__name__} became {type(new).__name__}"
+    if isinstance(old, str):
+        return None if new.startswith(old) else f"{where}: {old!r} is not a prefix of {new!r}"
+    if isinstance(old, list):
+        if len(new) < len(old):
+            return f"{where}: list shrank from {len(old)} to {len(new)}"
+        for i, item in enumerate(old[:-1]):
+            problem = mismatch(new[i], item)
+            if problem:
+                return f"{where}[{i}] (closed) changed: {problem}"
+        return growth_problem(old[-1], new[len(old) - 1], f"{where}[-1]") if old else None
+    if isinstance(old, dict):
+        keys = list(old)
+        if list(new)[: len(keys)] != keys:
+            return f"{where}: keys {keys} are not a prefix of {list(new)}"
+        for k in keys[:-1]:
+            problem = mismatch(new[k], old[k])
+            if problem:
+                return f"{where}[{k!r}] (closed) changed: {problem}"
+        return (
+            growth_problem(old[keys[-1]], new[keys[-1]], f"{where}[{keys[-1]!r}]") if keys else None
+        )
+    problem = mismatch(new, old)
+    return f"{where}: scalar changed: {problem}" if problem else None
+
+
+def feed_and_check(chunks: Sequence[str]) -> tuple[Any, list[Any], bool]:
+    """Feed ``chunks`` leniently, checking growth after every feed; the final value,
+    the repairs and ``complete``."""
+    parser = JsonStream(lenient=True)
+    before: Any = UNSET
+    for index, chunk in enumerate(chunks):
+        now = detach(parser.feed(chunk))
+        problem = growth_problem(before, now)
+        assert problem is None, f"after chunk {index} ({chunk!r}): {problem}"
+        before = now
+    final = detach(parser.finish())
+    problem = growth_problem(before, final)
+    assert problem is None, f"at finish: {problem}"
+    return final, list(parser.repairs), parser.complete
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@SETTINGS
+@given(data=st.data())
+def test_dirty_documents_stream_to_the_clean_value(data: st.DataObject) -> None:
+    clean, dirty, _ = data.draw(documents())
+    chunks = data.draw(chunkings(dirty))
+    value, repairs, complete = feed_and_check(chunks)
+    assert_same(value, json.loads(clean), f"dirty={dirty!r}")
+    assert complete
+    whole = JsonStream(lenient=True)
+    whole.feed(dirty)
+    whole.finish()
+    assert repairs == whole.repairs, f"repairs depend on the chunking: {dirty!r}"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_a_cut_off_dirty_document_finishes_the_same_for_every_chunking(
+    data: st.DataObject,
+) -> None:
+    _, dirty, _ = data.draw(documents())
+    prefix = dirty[: data.draw(st.integers(min_value=0, max_value=len(dirty)))]
+    value, repairs, complete = feed_and_check(data.draw(chunkings(prefix)))
+    whole = JsonStream(lenient=True)
+    whole.feed(prefix)
+    assert_same(value, detach(whole.finish()), f"prefix={prefix!r}")
+    assert repairs == whole.repairs, f"prefix={prefix!r}"
+    assert complete == whole.complete
+    # the live value of the prefix only grows into the value of the whole document
+    full_value, _, _ = feed_and_check([dirty])
+    problem = growth_problem(detach(JsonStream(lenient=True).feed(prefix)), full_value)
+    assert problem is None, f"prefix={prefix!r}: {problem}"
+
+
+@SETTINGS
+@given(data=st.data())
+def test_deviations_are_reported(data: st.DataObject) -> None:
+    clean, dirty, _ = data.draw(documents())
+    value, repairs, _ = feed_and_check([dirty])
+    assert_same(value, json.loads(clean))
+    strict_ok = True
+    try:
+        json.loads(dirty)
+    except ValueError:
+        strict_ok = False
+    # no repair exactly when the dirty text is strict JSON after all
+    assert (repairs == []) == strict_ok, f"{dirty!r}: {repairs}"
+
+
+def test_growth_checker_catches_what_it_should() -> None:
+    assert growth_problem(["ab"], ["abc", 1]) is None
+    assert growth_problem({"a": 1, "b": "x"}, {"a": 1, "b": "xy", "c": []}) is None
+    assert (
+        growth_problem(["ab", 1], ["abc", 1])
+        == "$[0] (closed) changed: $: got 'abc', expected 'ab'"
+    )
+    assert growth_problem({"c": 1}, ["c"]) == "$: dict became list"
+    assert growth_problem({"ok": "tr"}, {"ok": True}) == "$['ok']: str became bool"
+    assert growth_problem([1], []) == "$: list shrank from 1 to 0"
+    assert (
+        growth_problem({"a": 1}, {"b": 1, "a": 1}) == "$: keys ['a'] are not a prefix of ['b', 'a']"
+    )
+
+
+@settings(max_examples=50, deadline=None)
+@given(text=TEXTS, literal=st.sampled_from([True, False, None]), before=VALUES)
+def test_string_then_literal_in_an_array_streams_cleanly(
+    text: str, literal: Any, before: Any
+) -> None:
+    doc = [before, text, literal]
+    value, _, complete = feed_and_check([json.dumps(doc)])
+    assert_same(value, doc)
+    assert complete
+
+
+# --------------------------------------------------------------------------- JSONTestSuite
+
+
+@pytest.mark.parametrize("name", suite_names("y_"))
+def test_every_y_file_reads_the_same_in_lenient_mode(name: str) -> None:
+    data = read_suite_file(suite_dir(), name)
+    expected = json.loads(data)
+    text = data.decode("utf-8")
+    options: dict[str, Any] = {"lenient": True, "skip_preamble": True}  # as loads() reads
+    for how, chunks in (("bytes", [data]), ("str", [text]), ("chars", one_by_one(text))):
+        parser = JsonStream(**options)
+        for chunk in chunks:
+            parser.feed(chunk)
+        assert_same(parser.finish(), expected, f"{name} as {how}")
+        assert parser.complete, f"{name} as {how}"
+        assert parser.repairs == [], f"{name} as {how}"
+    assert_same(loads_with_repairs(data)[0], expected, name)
+    assert loads_with_repairs(data)[1] == []
+
+
+def test_the_suite_has_its_y_files() -> None:
+    names = suite_names("y_")
+    if names == ["<missing>"]:
+        read_suite_file(suite_dir(), "<missing>")  # fails with where it looked
+    assert len(names) == 95

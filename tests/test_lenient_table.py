@@ -1,0 +1,442 @@
+"""Lenient mode of the core, table-driven: what models write, what it reads as, what it repaired.
+
+Every case gives the exact value and the exact list of repair kinds, and is fed
+whole, split in two at every index, one character at a time and one byte at a
+time: the value, the repairs (kinds *and* positions) and ``complete`` must be the
+same every time.  The cases cover every deviation alone (at the start, middle and
+end of a document, at the root and nested) and combined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from core_support import assert_same, chunks_at, detach, one_by_one
+from unspool import JsonStream, MalformedJSON
+from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.path_events import Repair
+
+NAN = float("nan")
+INF = float("inf")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    text: str
+    value: Any
+    kinds: tuple[str, ...]
+
+
+TC, SQ, UK, CM = "trailing_comma", "single_quotes", "unquoted_key", "comment"
+PL, CC, MC, IQ = "python_literal", "control_char", "missing_comma", "inner_quote"
+NN, TR = "nan", "truncated"
+
+CASES = [
+    # ---------------------------------------------------------------- trailing commas
+    Case("tc-start", "[[1,], 2, 3]", [[1], 2, 3], (TC,)),
+    Case("tc-middle", '{"a": 1, "b": {"c": 2,}, "d": 3}', {"a": 1, "b": {"c": 2}, "d": 3}, (TC,)),
+    Case("tc-end-array", "[1, 2, 3,]", [1, 2, 3], (TC,)),
+    Case("tc-end-object", '{"a": 1, "b": 2,}', {"a": 1, "b": 2}, (TC,)),
+    Case("tc-newlines", "[\n  1,\n  2,\n]", [1, 2], (TC,)),
+    Case("tc-nested", '[[1, 2,], {"a": [3,],},]', [[1, 2], {"a": [3]}], (TC,) * 4),
+    # ---------------------------------------------------------------- single quotes
+    Case("sq-start", '[\'a\', "b", "c"]', ["a", "b", "c"], (SQ,)),
+    Case("sq-middle-key", '{"a": 1, \'b\': 2, "c": 3}', {"a": 1, "b": 2, "c": 3}, (SQ,)),
+    Case("sq-end", '["a", "b", \'c\']', ["a", "b", "c"], (SQ,)),
+    Case("sq-root", "'root'", "root", (SQ,)),
+    Case("sq-escapes", "['it\\'s', 'say \"hi\"']", ["it's", 'say "hi"'], (SQ, SQ)),
+    Case("sq-nested", "{'k': {'n': ['v']}}", {"k": {"n": ["v"]}}, (SQ,) * 3),
+    # ---------------------------------------------------------------- unquoted keys
+    Case("uk-start", '{a: 1, "b": 2}', {"a": 1, "b": 2}, (UK,)),
+    Case("uk-middle", '{"a": 1, b: 2, "c": 3}', {"a": 1, "b": 2, "c": 3}, (UK,)),
+    Case("uk-end", '{"a": 1, last_one: 2}', {"a": 1, "last_one": 2}, (UK,)),
+    Case("uk-ident-chars", "{$id: 1, e-f: 2, _x9: 3}", {"$id": 1, "e-f": 2, "_x9": 3}, (UK,) * 3),
+    Case("uk-space-colon", "{a : 1}", {"a": 1}, (UK,)),
+    Case(
+        "uk-nested",
+        '{"outer": {inner: [1, {deep: true}]}}',
+        {"outer": {"inner": [1, {"deep": True}]}},
+        (UK, UK),
+    ),
+    # ---------------------------------------------------------------- comments
+    Case("cm-start-line", "// lead\n[1, 2]", [1, 2], (CM,)),
+    Case("cm-start-block", '/* lead */ {"a": 1}', {"a": 1}, (CM,)),
+    Case("cm-middle", "[1, /* mid */ 2]", [1, 2], (CM,)),
+    Case("cm-before-colon", '{"a" /* c */ : 1}', {"a": 1}, (CM,)),
+    Case("cm-after-colon", '{"a": /* c */ 1}', {"a": 1}, (CM,)),
+    Case("cm-end-line", "[1, 2] // tail", [1, 2], (CM,)),
+    Case("cm-end-block", '{"a": 1} /* tail */', {"a": 1}, (CM,)),
+    Case("cm-nested", '{"a": [1, // c\n 2]}', {"a": [1, 2]}, (CM,)),
+    Case("cm-two", "/* a */ /* b */ 1", 1, (CM, CM)),
+    Case("cm-brackets-inside", '[1, /* ] } " */ 2]', [1, 2], (CM,)),
+    # ---------------------------------------------------------------- Python literals
+    Case("pl-start", "[True, false, null]", [True, False, None], (PL,)),
+    Case("pl-middle", '{"a": 1, "b": None, "c": 2}', {"a": 1, "b": None, "c": 2}, (PL,)),
+    Case("pl-end", "[1, 2, False]", [1, 2, False], (PL,)),
+    Case("pl-root", "None", None, (PL,)),
+    Case("pl-nested", '{"a": {"b": [None, True]}}', {"a": {"b": [None, True]}}, (PL, PL)),
+    # ---------------------------------------------------------------- raw control characters
+    Case("cc-root", '"line1\nline2"', "line1\nline2", (CC,)),
+    Case("cc-start", '["\tindented", 1]', ["\tindented", 1], (CC,)),
+    Case(
+        "cc-middle",
+        '{"a": "x", "b": "mid\r\nline", "c": "y"}',
+        {"a": "x", "b": "mid\r\nline", "c": "y"},
+        (CC,),
+    ),
+    Case("cc-end", '[1, "end\n"]', [1, "end\n"], (CC,)),
+    Case(
+        "cc-once-per-string",
+        '{"a": "tab\there and\nnewline"}',
+        {"a": "tab\there and\nnewline"},
+        (CC,),
+    ),
+    Case("cc-two-strings", '["a\nb", "c\nd"]', ["a\nb", "c\nd"], (CC, CC)),
+    Case("cc-key", '{"a\nb": 1}', {"a\nb": 1}, (CC,)),
+    # ---------------------------------------------------------------- missing commas
+    Case("mc-numbers", "[1 2 3]", [1, 2, 3], (MC, MC)),
+    Case("mc-members", '{"a": 1 "b": 2}', {"a": 1, "b": 2}, (MC,)),
+    Case("mc-arrays", "[[1] [2]]", [[1], [2]], (MC,)),
+    Case("mc-objects", '[{"a": 1} {"b": 2}]', [{"a": 1}, {"b": 2}], (MC,)),
+    Case("mc-strings", '["x" "y"]', ["x", "y"], (MC,)),
+    Case(
+        "mc-nested-members",
+        '{"a": [1] "b": {"c": 2} "d": 3}',
+        {"a": [1], "b": {"c": 2}, "d": 3},
+        (MC, MC),
+    ),
+    Case("mc-literals", "[true false null]", [True, False, None], (MC, MC)),
+    Case("mc-newlines", "[\n  1\n  2\n]", [1, 2], (MC,)),
+    # ---------------------------------------------------------------- unescaped inner quotes
+    Case("iq-middle", '{"s": "He said "hi" to me"}', {"s": 'He said "hi" to me'}, (IQ, IQ)),
+    Case("iq-start", '[""quoted" first"]', ['"quoted" first'], (IQ, IQ)),
+    Case("iq-root", '"say "x" now"', 'say "x" now', (IQ, IQ)),
+    Case("iq-one", '{"a": "x"y", "b": 1}', {"a": 'x"y', "b": 1}, (IQ,)),
+    Case(
+        "iq-comma-prose",
+        '{"a": "He said "hi", then left"}',
+        {"a": 'He said "hi", then left'},
+        (IQ, IQ),
+    ),
+    Case("iq-array", '["a "b" c", "d"]', ['a "b" c', "d"], (IQ, IQ)),
+    Case(
+        "iq-nested-middle",
+        '{"a": "x", "b": "the "mid" one", "c": "y"}',
+        {"a": "x", "b": 'the "mid" one', "c": "y"},
+        (IQ, IQ),
+    ),
+    # ---------------------------------------------------------------- NaN and Infinity
+    Case("nan-all", "[NaN, Infinity, -Infinity]", [NAN, INF, -INF], (NN,) * 3),
+    Case("nan-member", '{"a": NaN}', {"a": NAN}, (NN,)),
+    Case("nan-root-inf", "Infinity", INF, (NN,)),
+    Case("nan-root-neg-inf", "-Infinity", -INF, (NN,)),
+    Case("nan-nested", '{"a": [-Infinity]}', {"a": [-INF]}, (NN,)),
+    # ---------------------------------------------------------------- truncation
+    Case("tr-number", "[1, 2", [1, 2], (TR,)),
+    Case("tr-deep-string", '{"a": {"b": [1, {"c": "tex', {"a": {"b": [1, {"c": "tex"}]}}, (TR,)),
+    Case("tr-member-number", '{"a": 1', {"a": 1}, (TR,)),
+    Case("tr-literal-dropped", '{"a": tr', {}, (TR,)),
+    Case("tr-escape-dropped", '{"a": "x\\u00', {"a": "x"}, (TR,)),
+    Case("tr-after-comma", "[1, 2,", [1, 2], (TR,)),
+    Case("tr-after-colon", '{"a":', {}, (TR,)),
+    Case("tr-in-key", '{"a', {}, (TR,)),
+    Case("tr-second-key", '{"a": "b", "c', {"a": "b"}, (TR,)),
+    Case("tr-root-string", '"abc', "abc", (TR,)),
+    Case("tr-number-dot-dropped", "[1.", [], (TR,)),
+    Case("tr-minus-dropped", "[-", [], (TR,)),
+    Case("tr-neg-infinity-dropped", '{"a": -Infin', {}, (TR,)),
+    Case("tr-python-literal-dropped", '{"a": [1, {"b": Tr', {"a": [1, {}]}, (TR,)),
+    # ---------------------------------------------------------------- combined
+    Case("mix-sq-truncated", "{'a': 'unterminated", {"a": "unterminated"}, (SQ, SQ, TR)),
+    Case("mix-sq-truncated-array", "[1, 'x", [1, "x"], (SQ, TR)),
+    Case("mix-pl-truncated", "[True, Fal", [True], (PL, TR)),
+    Case("mix-comment-truncated", '{"a": 1, // trailing comment', {"a": 1}, (CM, TR)),
+    Case("mix-open-comment", "[1, /* open comment", [1], (CM, TR)),
+    Case("mix-comment-tc", '{"a": 1, // c\n}', {"a": 1}, (CM, TC)),
+    Case(
+        "mix-config",
+        "{a: 'x', b: [1, 2,], // c\n c: None,}",
+        {"a": "x", "b": [1, 2], "c": None},
+        (UK, SQ, UK, TC, CM, UK, PL, TC),
+    ),
+    Case(
+        "mix-array",
+        "[1 2, 'x' /* c */ True,]",
+        [1, 2, "x", True],
+        (MC, SQ, CM, MC, PL, TC),
+    ),
+    Case(
+        "mix-truncated-object",
+        '/* h */ {x: [1 2 3,], y: "a\nb"',
+        {"x": [1, 2, 3], "y": "a\nb"},
+        (CM, UK, MC, MC, TC, UK, CC, TR),
+    ),
+    Case(
+        "mix-quotes-newline",
+        '{"msg": "He said "hi"\nthen left", \'n\': None}',
+        {"msg": 'He said "hi"\nthen left', "n": None},
+        (IQ, IQ, SQ, PL),
+    ),
+    Case(
+        "mix-objects",
+        "[{a: 1,} {b: 'two'} /* end */]",
+        [{"a": 1}, {"b": "two"}],
+        (UK, TC, MC, UK, SQ, CM),
+    ),
+    Case(
+        "mix-deep-truncated",
+        '{"a": [{\'b\': {c: [True, "x\ty" // c\n',
+        {"a": [{"b": {"c": [True, "x\ty"]}}]},
+        (SQ, UK, PL, CC, CM, TR),
+    ),
+    Case("mix-nan-mc-tc", "[NaN 1 Infinity,]", [NAN, 1, INF], (NN, MC, MC, NN, TC)),
+    Case(
+        "mix-object-specials",
+        "{'a': /* c */ -Infinity, b: [None,],}",
+        {"a": -INF, "b": [None]},
+        (SQ, CM, NN, UK, PL, TC, TC),
+    ),
+    Case(
+        "mix-nested-all",
+        '{"a": "x", "b": [True, NaN, \'y\', {c: None}], // done\n}',
+        {"a": "x", "b": [True, NAN, "y", {"c": None}]},
+        (PL, NN, SQ, UK, PL, CM, TC),
+    ),
+]
+
+PARAMS = [pytest.param(case, id=case.id) for case in CASES]
+
+
+def test_the_table_is_large_and_covers_every_kind() -> None:
+    assert len(CASES) >= 60
+    assert len({case.id for case in CASES}) == len(CASES)
+    seen = {kind for case in CASES for kind in case.kinds}
+    assert seen == LENIENT_KINDS
+    combined = [case for case in CASES if len(set(case.kinds)) >= 3]
+    assert len(combined) >= 8
+
+
+@dataclass
+class Outcome:
+    value: Any
+    repairs: list[Repair]
+    complete: bool
+
+
+def _run(chunks: Sequence[str | bytes]) -> Outcome:
+    parser = JsonStream(lenient=True)
+    for chunk in chunks:
+        parser.feed(chunk)
+    value = detach(parser.finish())
+    return Outcome(value, list(parser.repairs), parser.complete)
+
+
+def _check(got: Outcome, case: Case, how: str) -> None:
+    assert_same(got.value, case.value, f"{case.id} {how}")
+    assert tuple(r.kind for r in got.repairs) == case.kinds, how
+    assert got.complete == (TR not in case.kinds), how
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_whole(case: Case) -> None:
+    _check(_run([case.text]), case, "whole")
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_split_in_two_at_every_index(case: Case) -> None:
+    whole = _run([case.text])
+    for cut in range(len(case.text) + 1):
+        got = _run(chunks_at(case.text, [cut]))
+        _check(got, case, f"split at {cut}")
+        assert got.repairs == whole.repairs, f"split at {cut}"
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_one_char_and_one_byte_at_a_time(case: Case) -> None:
+    whole = _run([case.text])
+    by_char = _run(one_by_one(case.text))
+    _check(by_char, case, "one char at a time")
+    assert by_char.repairs == whole.repairs
+    by_byte = _run(one_by_one(case.text.encode()))
+    _check(by_byte, case, "one byte at a time")
+    assert by_byte.repairs == whole.repairs  # the table is ASCII: bytes == chars
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_repairs_are_also_path_events(case: Case) -> None:
+    parser = JsonStream(lenient=True, events=True)
+    events = parser.feed_events(case.text) + parser.finish_events()
+    assert [e for e in events if isinstance(e, Repair)] == parser.repairs
+    assert tuple(r.kind for r in parser.repairs) == case.kinds
+
+
+# ------------------------------------------------------------------ exact positions
+
+POSITIONS = [
+    ("[1, 2, 3,]", [(TC, 9)]),  # reported at the closer that followed the comma
+    ("{'a': 'b'}", [(SQ, 1), (SQ, 6)]),
+    ("{a: 1}", [(UK, 1)]),
+    ("[1, /* mid */ 2]", [(CM, 4)]),
+    ("[True, False, None]", [(PL, 1), (PL, 7), (PL, 14)]),
+    ('{"a": "x\ny\tz"}', [(CC, 8)]),  # once per string, at its first control character
+    ("[1 2 3]", [(MC, 3), (MC, 5)]),  # at the item that lacked its comma
+    ('{"s": "He said "hi" to me"}', [(IQ, 15), (IQ, 18)]),
+    ("[NaN, Infinity, -Infinity]", [(NN, 1), (NN, 6), (NN, 16)]),
+    ('{"a": [1, 2', [(TR, 11)]),
+    ("[{a: 1,} {b: 'two'} /* end */]", [(UK, 2), (TC, 7), (MC, 9), (UK, 10), (SQ, 13), (CM, 20)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), POSITIONS)
+def test_repair_positions(text: str, expected: list[tuple[str, int]]) -> None:
+    assert [(r.kind, r.pos) for r in _run([text]).repairs] == expected
+    assert [(r.kind, r.pos) for r in _run(one_by_one(text)).repairs] == expected
+
+
+def test_repair_messages_say_what_was_done() -> None:
+    repairs = _run(["{a: 'x', b: [True,]"]).repairs
+    assert [r.message for r in repairs] == [
+        "read an unquoted key",
+        "read a single-quoted string",
+        "read an unquoted key",
+        "read True",
+        "dropped a trailing comma",
+        "closed 1 open container(s) at the end of input",
+    ]
+
+
+# ------------------------------------------------------------------ strictness per kind
+
+PER_KIND = {
+    # kind: (text, value with only that kind allowed, error position with every other kind)
+    TC: ('{"a": [1, 2,]}', {"a": [1, 2]}, 12),
+    SQ: ("{\"a\": 'x'}", {"a": "x"}, 6),
+    UK: ('{"a": 1, b: 2}', {"a": 1, "b": 2}, 9),
+    CM: ("[1, /* two */ 2]", [1, 2], 4),
+    PL: ('{"a": None}', {"a": None}, 7),  # 'o' is where "None" stops being "NaN"
+    CC: ('["a\nb"]', ["a\nb"], 3),
+    MC: ("[1 2]", [1, 2], 3),
+    IQ: ('["a "b" c"]', ['a "b" c'], 5),
+    NN: ('{"a": NaN}', {"a": NAN}, 7),  # 'a' is where "NaN" stops being "None"
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PER_KIND))
+def test_only_one_kind_allowed(kind: str) -> None:
+    text, value, _ = PER_KIND[kind]
+    parser = JsonStream(lenient={kind})
+    parser.feed(text)
+    assert_same(parser.finish(), value)
+    assert {r.kind for r in parser.repairs} == {kind}
+
+
+@pytest.mark.parametrize("kind", sorted(PER_KIND))
+def test_every_kind_but_one(kind: str) -> None:
+    text, _, pos = PER_KIND[kind]
+    for chunks in ([text], one_by_one(text)):
+        parser = JsonStream(lenient=LENIENT_KINDS - {kind})
+        with pytest.raises(MalformedJSON) as info:
+            for chunk in chunks:
+                parser.feed(chunk)
+            parser.finish()
+        assert info.value.pos == pos
+
+
+def test_comments_accepted_single_quotes_rejected_at_the_quote() -> None:
+    text = '// note\n{"a": 1, /* two */ "b": \'x\'}'
+    parser = JsonStream(lenient=LENIENT_KINDS - {SQ})
+    with pytest.raises(MalformedJSON) as info:
+        parser.feed(text)
+    assert info.value.pos == text.index("'") == 32
+    assert info.value.msg == "Expecting value"
+    assert [(r.kind, r.pos) for r in parser.repairs] == [(CM, 0), (CM, 17)]
+    assert info.value.partial == {"a": 1}
+
+
+def test_without_truncated_a_cut_off_document_is_still_completed_but_not_reported() -> None:
+    # truncation is never an error, strict or lenient; the kind only controls the report
+    parser = JsonStream(lenient=LENIENT_KINDS - {TR})
+    parser.feed('{"a": [1, 2')
+    assert parser.finish() == {"a": [1, 2]}
+    assert parser.repairs == []
+    assert parser.complete is False
+
+
+def test_unknown_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown lenient kinds"):
+        JsonStream(lenient={"comment", "guess_everything"})
+
+
+# ------------------------------------------------------------------ what is deliberately not repaired
+
+NOT_REPAIRED = [
+    ('{"a": hello}', 6),  # an unquoted string value: a guess between a word and a literal
+    ("[1,,2]", 3),  # a missing value: would have to be invented
+    ('{"a" 1}', 5),  # a missing colon
+    ("[1, 2}", 5),  # a mismatched closer
+    ("[.5]", 1),  # numbers JSON does not have
+    ("[+1]", 1),
+    ("[01]", 2),
+    ('["\\x41"]', 3),  # escapes JSON does not have
+    ("# note\n[1]", 0),  # '#' comments
+    ("[`x`]", 1),  # back-tick quotes
+]
+
+
+@pytest.mark.parametrize(("text", "pos"), NOT_REPAIRED)
+def test_not_repaired(text: str, pos: int) -> None:
+    parser = JsonStream(lenient=True)
+    with pytest.raises(MalformedJSON) as info:
+        parser.feed(text)
+        parser.finish()
+    assert info.value.pos == pos
+
+
+def test_an_inner_quote_wins_over_a_missing_comma_before_a_non_string() -> None:
+    # '"x" b: 2' could be a missing comma before an unquoted key or text with quotes in
+    # it; lenient mode reads a quote as closing only before a closer, ':', a quote, a
+    # comment or ', <start of the next item>', so here the quotes are text.
+    parser = JsonStream(lenient=True)
+    parser.feed('{"a": "x" b: 2}')
+    assert parser.finish() == {"a": 'x" b: 2}'}
+    assert [r.kind for r in parser.repairs] == [IQ, TR]
+
+
+# ------------------------------------------------------------------ formerly core bugs (regressions)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('["x", true]', ["x", True]),
+        ('["x", None, NaN]', ["x", None, NAN]),
+        ("['x', False]", ["x", False]),
+    ],
+)
+def test_string_then_literal_in_an_array(text: str, value: Any) -> None:
+    got = _run([text])
+    assert_same(got.value, value)
+    assert got.complete
+
+
+def test_missing_comma_between_single_quoted_strings() -> None:
+    got = _run(["['json' 'stream']"])
+    assert got.value == ["json", "stream"]
+    assert [r.kind for r in got.repairs] == [SQ, MC, SQ]
+
+
+def test_block_comment_starting_with_a_slash_split_after_opener() -> None:
+    got = _run(["[/*", "/*/1]"])
+    assert got.value == [1]
+    assert [(r.kind, r.pos) for r in got.repairs] == [(CM, 1)]
+
+
+def test_comment_between_unquoted_key_and_colon() -> None:
+    got = _run(['{"a": "x", b /* c */ : 1}'])
+    assert got.value == {"a": "x", "b": 1}
+    assert [r.kind for r in got.repairs] == [UK, CM]
