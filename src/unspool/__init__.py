@@ -1,9 +1,17 @@
 """unspool: turn a live LLM output stream into structured events while it is still arriving.
 
-The core (:class:`JsonStream`, :func:`parse_partial`) and the protocol parsers are
-stdlib-only and sans-I/O.  Names that need an optional extra (pydantic for
-actions, the provider SDKs, the CLI) are imported lazily on first access, so
-``import unspool`` never requires them.
+Layers (see ``docs/architecture.md``):
+
+* ``unspool.core``: the incremental partial-JSON parser and one-shot parsing (stdlib only).
+* ``unspool.events``: the event vocabulary every protocol speaks.
+* ``unspool.protocols``: text in, events out (interleaved array, tags, plain text, tool calls).
+* ``unspool.actions``: validation and exactly-once execution (extra ``unspool[actions]``).
+* ``unspool.sources``: iterables, SSE bytes, OpenAI/Anthropic SDK streams, ``generate()``.
+* ``unspool.cli``: the ``unspool`` command (extra ``unspool[cli]``).
+
+Everything except ``unspool.actions`` is importable without any third-party package.
+The action names (``ActionRegistry``, ``Dispatcher``...) need pydantic and are imported
+lazily, on first access, so ``import unspool`` never requires it.
 """
 
 from __future__ import annotations
@@ -12,7 +20,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
+from unspool.core.find import JsonMatch, find_all_json, find_json
 from unspool.core.jsonstream import JsonStream, parse_partial
+from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
     ActionArgsDelta,
@@ -28,21 +39,57 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.protocols.emitter import ActionEmitter, Validation
+from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols.plain import PlainTextParser
+from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
+from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
+from unspool.protocols.toolcalls import ToolCallAssembler
+from unspool.sources.anthropic_adapter import from_anthropic
+from unspool.sources.generate import generate
+from unspool.sources.iterables import astream, stream
+from unspool.sources.openai_adapter import from_openai
+from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
 
 __version__ = "0.1.0"
 
-# name -> module that defines it; imported on first attribute access (PEP 562).
-_LAZY: dict[str, str] = {}
+# name -> module that defines it; imported on first attribute access (PEP 562),
+# because these need the optional extra ``unspool[actions]`` (pydantic, jsonschema).
+_LAZY: dict[str, str] = {
+    "ActionRegistry": "unspool.actions",
+    "Dispatcher": "unspool.actions",
+    "MemoryLedger": "unspool.actions",
+    "SqliteLedger": "unspool.actions",
+    "PartialModel": "unspool.actions",
+    "ModelStream": "unspool.actions",
+    "stream_model": "unspool.actions",
+    "astream_model": "unspool.actions",
+}
 
-if TYPE_CHECKING:  # pragma: no cover - static names for type checkers
-    pass
+if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
+    from unspool.actions import (
+        ActionRegistry,
+        Dispatcher,
+        MemoryLedger,
+        ModelStream,
+        PartialModel,
+        SqliteLedger,
+        astream_model,
+        stream_model,
+    )
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'unspool' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise ImportError(
+            f"unspool.{name} needs the optional dependencies of unspool[actions] "
+            f"(pip install 'unspool[actions]'): {exc}"
+        ) from exc
     globals()[name] = value
     return value
 
@@ -52,29 +99,67 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ACTION_TAG",
+    "LENIENT_KINDS",
+    "TOOL_CALL",
     "UNSET",
     "ActionArgsDelta",
     "ActionComplete",
+    "ActionEmitter",
     "ActionFailed",
     "ActionInvalid",
+    "ActionRegistry",
     "ActionResult",
+    "ActionSpan",
     "ActionStarted",
+    "Allow",
     "Diagnostic",
+    "Dispatcher",
     "Event",
+    "InterleavedParser",
+    "JsonMatch",
     "JsonStream",
     "LimitExceeded",
     "MalformedJSON",
+    "MemoryLedger",
+    "ModelStream",
+    "PartialModel",
     "PathEvent",
+    "PlainTextParser",
     "ReasoningDelta",
     "Repair",
+    "SSEDecoder",
+    "SSEMessage",
     "Skipped",
+    "SqliteLedger",
     "StreamDone",
     "StreamError",
     "StringDelta",
+    "TagFormat",
+    "TagParser",
     "TextDelta",
+    "ToolCallAssembler",
+    "Validation",
     "ValueEnd",
     "ValueStart",
     "__version__",
+    "aiter_sse",
+    "astream",
+    "astream_model",
+    "astream_sse",
+    "find_all_json",
+    "find_json",
+    "from_anthropic",
+    "from_openai",
+    "generate",
+    "iter_sse",
+    "loads",
+    "loads_with_repairs",
+    "parse_interleaved",
     "parse_partial",
-    *_LAZY,
+    "parse_tags",
+    "repair",
+    "stream",
+    "stream_model",
+    "stream_sse",
 ]

@@ -118,7 +118,6 @@ class InterleavedParser:
     __slots__ = (
         "_cand",
         "_decoder",
-        "_emitter",
         "_error",
         "_finished",
         "_held",
@@ -133,6 +132,7 @@ class InterleavedParser:
         "_tail_pos",
         "_text_chars",
         "_truncated",
+        "emitter",
     )
 
     def __init__(
@@ -145,7 +145,7 @@ class InterleavedParser:
     ) -> None:
         if prose not in ("stream", "hold"):
             raise ValueError("prose must be 'stream' or 'hold'")
-        self._emitter = ActionEmitter(stream_id, registry)
+        self.emitter = ActionEmitter(stream_id, registry)
         self._lenient = lenient
         self._hold = prose == "hold"
         self._decoder = codecs.getincrementaldecoder("utf-8")()
@@ -220,7 +220,7 @@ class InterleavedParser:
             status = "error"
         else:
             status = done_reason(reason, self._truncated)
-        out.append(self._emitter.done(status, self._text_chars))
+        out.append(self.emitter.done(status, self._text_chars))
         return out
 
     # -- decoding ----------------------------------------------------------------
@@ -306,7 +306,7 @@ class InterleavedParser:
                 )
             )
         core = JsonStream(events=True, lenient=self._lenient, trailing="ignore")
-        tracker = ItemTracker(self._emitter, self._live, start.pos, prefix)
+        tracker = ItemTracker(self.emitter, self._live, start.pos, prefix)
         self._cand = _Candidate(start, core, tracker)
         self._phase = _ARRAY
 

@@ -1,0 +1,49 @@
+"""Text streams from plain iterables: ``stream()`` for sync, ``astream()`` for async.
+
+The source yields ``str`` or ``bytes`` chunks (``bytes`` are decoded incrementally
+as UTF-8 by the parser, so a character may be split across chunks); the result
+yields the text protocol's events as each chunk arrives, ``StreamDone`` last.
+An exception raised by the source becomes ``StreamError`` then
+``StreamDone(reason="error")`` after every event already produced.  The source
+is closed (``close()`` / ``aclose()`` when it has one) however the iteration ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+
+from unspool.events import Event
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.drive import TextDecoder, drive_async, drive_sync
+from unspool.sources.merge import EventMerger
+from unspool.sources.parsers import TextProtocol
+
+__all__ = ["astream", "stream"]
+
+
+def stream(
+    source: Iterable[str | bytes],
+    parser: TextProtocol = "plain",
+    *,
+    stream_id: str = "stream",
+    registry: ActionValidator | None = None,
+) -> Iterator[Event]:
+    """Events of ``parser`` (a protocol name or a parser instance) over a sync iterable."""
+    merger = EventMerger(parser, stream_id=stream_id, registry=registry)
+    return drive_sync(source, TextDecoder(merger))
+
+
+def astream(
+    source: AsyncIterable[str | bytes] | Iterable[str | bytes],
+    parser: TextProtocol = "plain",
+    *,
+    stream_id: str = "stream",
+    registry: ActionValidator | None = None,
+    abort: asyncio.Event | None = None,
+) -> AsyncIterator[Event]:
+    """Events of ``parser`` over an async iterable (a sync one is read in a worker
+    thread, a list or tuple inline); setting ``abort`` ends it with
+    ``StreamDone(reason="aborted")``."""
+    merger = EventMerger(parser, stream_id=stream_id, registry=registry)
+    return drive_async(source, TextDecoder(merger), abort=abort)
