@@ -1,0 +1,101 @@
+"""``unspool demo``: replay the bundled recorded session live (no network, no API key).
+
+The recording (``data/demo.jsonl``, chunks with the delays they arrived with)
+holds two replies:
+
+1. a teacher's reply as an interleaved JSON array in a ```` ```json ```` fence:
+   text items and actions (``spotlight``, ``wb_draw_text``), and a last
+   ``wb_draw_table`` cut off by the token limit: ``ActionInvalid(truncated)``;
+2. a shop assistant's prose with tagged actions: ``show_product_modal``, an
+   ``add_to_cart`` whose JSON is malformed (``ActionInvalid(malformed_json)``)
+   and a ``navigate_route`` whose path breaks its schema.
+
+With the actions extra installed (``unspool[actions]``) the actions are
+checked against ``data/demo_schemas.json``, so the last one is
+``ActionInvalid(schema)``; without it they are not validated, and a note says so.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import click
+
+from unspool.cli.live_view import open_view
+from unspool.cli.parsers import StreamParser, make_stream_parser
+from unspool.cli.replay import RecordedStream, load_recording
+from unspool.cli.run import Pacing, play_recording
+from unspool.protocols.emitter import ActionValidator
+
+__all__ = ["demo_command", "demo_registry", "demo_streams"]
+
+_UNVALIDATED = "actions are not checked against schemas: pip install 'unspool[actions]' for that"
+
+
+def _data(name: str) -> str:
+    return (
+        resources.files("unspool.cli").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    )
+
+
+def demo_streams() -> list[RecordedStream]:
+    """The bundled recording."""
+    return load_recording(_data("demo.jsonl"), "jsonl")
+
+
+def demo_registry() -> ActionValidator | None:
+    """A registry of the demo's action schemas, or ``None`` without the actions extra."""
+    try:
+        from unspool.actions.registry import ActionRegistry
+    except ImportError:
+        return None
+    registry = ActionRegistry()
+    schemas: dict[str, Any] = json.loads(_data("demo_schemas.json"))
+    for name, schema in schemas.items():
+        registry.register(name, schema=schema)
+    return registry
+
+
+@click.command("demo")
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Play X times faster than recorded.",
+)
+@click.option("--plain", is_flag=True, help="Plain lines even on a terminal.")
+def demo_command(speed: float, plain: bool) -> None:
+    """Watch unspool parse two recorded model replies, live (about 5 seconds).
+
+    A teacher's reply written as an interleaved JSON array and a shop
+    assistant's prose with tagged actions, replayed at the pace they were
+    recorded: the text streams, each action's arguments fill in a panel, and
+    each action ends complete or invalid (one truncated by the token limit,
+    one with malformed JSON, one that breaks its schema).  Runs offline on
+    data bundled with unspool; plain lines when stdout is not a terminal.
+
+    \b
+    Examples:
+      unspool demo
+      unspool demo --speed 3
+      unspool demo --plain | less
+
+    Exit status: 0 ok, 2 usage error.
+    """
+    registry = demo_registry()
+
+    def make_parser(stream: RecordedStream, number: int) -> tuple[str, StreamParser]:
+        protocol = stream.protocol or "interleaved"
+        parser = make_stream_parser(
+            protocol, registry=registry, stream_id=stream.name or f"reply{number + 1}"
+        )
+        return protocol, parser
+
+    if registry is None:
+        click.echo(f"note: {_UNVALIDATED}", err=True)
+    with open_view("plain" if plain else "auto") as view:
+        play_recording(demo_streams(), view, Pacing(speed=speed), make_parser)
+        view.close()

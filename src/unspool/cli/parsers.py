@@ -1,0 +1,139 @@
+"""The command's protocols: one parser shape over the core and the protocol parsers.
+
+``--protocol`` picks what the input is:
+
+* ``json``: one JSON value; records are the core's path events
+  (:class:`JsonParser`), then a ``SchemaCheck`` with ``--schema``, then ``JsonDone``;
+* ``interleaved`` / ``tags``: a model's reply text
+  (:class:`~unspool.protocols.interleaved.InterleavedParser`,
+  :class:`~unspool.protocols.tags.TagParser`); records are events;
+* ``openai-sse`` / ``anthropic-sse``: a provider's raw Server-Sent Events body
+  (:mod:`unspool.cli.sse_protocols`), its text channel read with ``text_protocol``.
+
+Every parser here has ``feed(chunk) -> list[Record]`` and
+``finish(reason) -> list[Record]``, and raises :class:`~unspool.cli.inputs.InputError`
+for input it cannot read (strict JSON that is not JSON).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, cast
+
+from unspool.cli.inputs import InputError
+from unspool.cli.records import JsonDone, Record, SchemaCheck, detach
+from unspool.core.errors import UNSET, MalformedJSON
+from unspool.core.jsonstream import JsonStream
+from unspool.events import FinishReason
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.parsers import ProtocolName, TextParser
+
+__all__ = [
+    "PROTOCOLS",
+    "TEXT_PROTOCOLS",
+    "JsonParser",
+    "StreamParser",
+    "make_stream_parser",
+]
+
+PROTOCOLS = ("json", "interleaved", "tags", "openai-sse", "anthropic-sse")
+"""What ``--protocol`` accepts."""
+
+TEXT_PROTOCOLS = ("plain", "interleaved", "tags")
+"""What ``--text-protocol`` accepts (the text channel of a provider stream)."""
+
+
+class StreamParser(Protocol):
+    """What the commands feed: text chunks in, records out."""
+
+    def feed(self, chunk: str) -> list[Record]:
+        """Records for one chunk."""
+        ...
+
+    def finish(self, reason: FinishReason | None = None) -> list[Record]:
+        """The last records; the closing one last."""
+        ...
+
+
+class JsonParser:
+    """``--protocol json``: the core's path events for one JSON value.
+
+    ``lenient`` turns on the core's repairs, skips a preamble (prose, a fence,
+    ``<think>``) and ignores trailing text, each reported as a record.
+    """
+
+    def __init__(
+        self, *, lenient: bool = False, check: Callable[[Any], SchemaCheck] | None = None
+    ) -> None:
+        self._stream = JsonStream(events=True, lenient=lenient, skip_preamble=lenient)
+        self._check = check
+
+    def feed(self, chunk: str) -> list[Record]:
+        """Feed a chunk; strict JSON errors become :class:`InputError`."""
+        try:
+            return list(self._stream.feed_events(chunk))
+        except MalformedJSON as exc:
+            # the path events before the bad character still get written
+            raise InputError(f"invalid JSON: {exc}", self._stream.take_events()) from None
+
+    def finish(self, reason: FinishReason | None = None) -> list[Record]:
+        """Close the value: its last path events, the schema check, then ``JsonDone``."""
+        try:
+            records: list[Record] = list(self._stream.finish_events())
+        except MalformedJSON as exc:
+            raise InputError(f"invalid JSON: {exc}") from None
+        value = self._stream.value
+        if self._check is not None and value is not UNSET:
+            records.append(self._check(value))
+        records.append(JsonDone(value, self._stream.complete))
+        return records
+
+
+class _EventParser:
+    """A protocol parser whose events are the records (partial args detached)."""
+
+    def __init__(self, parser: TextParser) -> None:
+        self._parser = parser
+
+    def feed(self, chunk: str) -> list[Record]:
+        return detach(self._parser.feed(chunk))
+
+    def finish(self, reason: FinishReason | None = None) -> list[Record]:
+        return detach(self._parser.finish(reason))
+
+
+def make_stream_parser(
+    protocol: str,
+    *,
+    lenient: bool = False,
+    registry: ActionValidator | None = None,
+    check: Callable[[Any], SchemaCheck] | None = None,
+    stream_id: str = "stream",
+    text_protocol: str = "plain",
+) -> StreamParser:
+    """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`)."""
+    if protocol == "json":
+        return JsonParser(lenient=lenient, check=check)
+    if protocol == "interleaved":
+        from unspool.protocols.interleaved import InterleavedParser
+
+        return _EventParser(
+            InterleavedParser(stream_id=stream_id, registry=registry, lenient=lenient)
+        )
+    if protocol == "tags":
+        from unspool.protocols.tags import TagParser
+
+        return _EventParser(TagParser(stream_id=stream_id, registry=registry, lenient=lenient))
+    if protocol in ("openai-sse", "anthropic-sse"):
+        from unspool.cli.sse_protocols import ProviderSseParser
+
+        if text_protocol not in TEXT_PROTOCOLS:
+            raise ValueError(f"unknown text protocol {text_protocol!r}")
+        return ProviderSseParser(
+            "openai" if protocol == "openai-sse" else "anthropic",
+            text_protocol=cast(ProtocolName, text_protocol),
+            stream_id=stream_id,
+            registry=registry,
+            lenient=lenient,
+        )
+    raise ValueError(f"unknown protocol {protocol!r}")
