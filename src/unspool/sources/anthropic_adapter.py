@@ -31,12 +31,12 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, overload
 
-from unspool.events import Event, FinishReason
+from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
-from unspool.sources.merge import EventMerger
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import SKIP, get, get_str, unpack
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["ANTHROPIC_EVENT_TYPES", "AnthropicDecoder", "from_anthropic"]
 
@@ -44,14 +44,14 @@ _CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
 _KNOWN_STOPS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn", "refusal", *_CUT})
 
 
-class AnthropicDecoder:
+class AnthropicDecoder(ProviderDecoder):
     """Anthropic Messages stream events in, events out (sans-I/O).
 
     ``feed(event)`` for each SDK event (or dict, or SSE message), then
     ``finish()``; ``fail(message, error_type)`` when the upstream breaks.
     """
 
-    __slots__ = ("_blocks", "_noted", "_reason", "merger")
+    __slots__ = ("_blocks", "_noted")
 
     def __init__(
         self,
@@ -61,38 +61,13 @@ class AnthropicDecoder:
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
-        self.merger = EventMerger(
-            text_parser, stream_id=stream_id, registry=registry, lenient=lenient
-        )
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
         self._blocks: dict[Any, str] = {}  # open content blocks: index -> block type
         self._noted: set[tuple[Any, str]] = set()
-        self._reason: FinishReason | None = None
 
-    @property
-    def closed(self) -> bool:
-        """True once ``StreamDone`` was produced."""
-        return self.merger.closed
-
-    def feed(self, item: Any) -> list[Event]:
-        """The events of one upstream item."""
-        try:
-            event = unpack(item)
-        except ValueError as exc:
-            return self.merger.note(
-                "bad_event", f"event data is not JSON: {exc}", get_str(item, "data")
-            )
-        if event is SKIP or self.merger.closed:
-            return []
+    def _event(self, event: Any) -> list[Event]:
         handler = _HANDLERS.get(get_str(event, "type") or "")
         return handler(self, event) if handler is not None else []
-
-    def finish(self, reason: FinishReason | None = None) -> list[Event]:
-        """End of the upstream: close everything; ``StreamDone`` last."""
-        return self.merger.finish(reason or self._reason)
-
-    def fail(self, message: str, error_type: str) -> list[Event]:
-        """The upstream broke: ``StreamError`` ... ``StreamDone(error)``."""
-        return self.merger.fail(message, error_type)
 
     def _note_once(self, index: Any, kind: str, message: str, text: str | None) -> list[Event]:
         if (index, text or "") in self._noted:

@@ -31,19 +31,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Hashable, Iterable, Iterator
 from typing import Any, overload
 
-from unspool.events import Event, FinishReason
+from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
-from unspool.sources.merge import EventMerger
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import SKIP, get, get_str, unpack
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["OpenAIDecoder", "from_openai"]
 
 _NATURAL_END = frozenset({"stop", "tool_calls", "function_call"})
 
 
-class OpenAIDecoder:
+class OpenAIDecoder(ProviderDecoder):
     """Chat Completions chunks and Responses API events in, events out (sans-I/O).
 
     ``feed(event)`` for each SDK event (or dict, or SSE message), then
@@ -52,7 +52,7 @@ class OpenAIDecoder:
     (the others are reported once each and ignored).
     """
 
-    __slots__ = ("_ignored", "_last_key", "_reason", "_seen", "_streamed", "choice", "merger")
+    __slots__ = ("_ignored", "_last_key", "_seen", "_streamed", "choice")
 
     def __init__(
         self,
@@ -63,31 +63,14 @@ class OpenAIDecoder:
         choice: int = 0,
         lenient: bool = False,
     ) -> None:
-        self.merger = EventMerger(
-            text_parser, stream_id=stream_id, registry=registry, lenient=lenient
-        )
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
         self.choice = choice
-        self._reason: FinishReason | None = None
         self._ignored: set[Any] = set()
         self._seen: set[Hashable] = set()  # tool-call keys started
         self._streamed: set[Hashable] = set()  # Responses calls whose arguments came as deltas
         self._last_key: Hashable = 0
 
-    @property
-    def closed(self) -> bool:
-        """True once ``StreamDone`` was produced."""
-        return self.merger.closed
-
-    def feed(self, item: Any) -> list[Event]:
-        """The events of one upstream item."""
-        try:
-            event = unpack(item)
-        except ValueError as exc:
-            return self.merger.note(
-                "bad_event", f"event data is not JSON: {exc}", get_str(item, "data")
-            )
-        if event is SKIP or self.merger.closed:
-            return []
+    def _event(self, event: Any) -> list[Event]:
         if get(event, "choices") is not None:
             return self._chat(event)
         kind = get_str(event, "type")
@@ -96,14 +79,6 @@ class OpenAIDecoder:
             return self._chat(inner) if inner is not None else []
         handler = _RESPONSES.get(kind) if kind else None
         return handler(self, event) if handler is not None else []
-
-    def finish(self, reason: FinishReason | None = None) -> list[Event]:
-        """End of the upstream: close everything; ``StreamDone`` last."""
-        return self.merger.finish(reason or self._reason)
-
-    def fail(self, message: str, error_type: str) -> list[Event]:
-        """The upstream broke: ``StreamError`` ... ``StreamDone(error)``."""
-        return self.merger.fail(message, error_type)
 
     # ----------------------------------------------------------- Chat Completions
 
