@@ -1,0 +1,1 @@
+"""unspool's benchmark suite: ``python -m bench --quick`` (see bench/README.md)."""

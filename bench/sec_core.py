@@ -1,0 +1,151 @@
+"""Core rows (issue 2): unspool's ``JsonStream`` against every JSON peer on the same
+chunked streams, the one-chunk floor, and the issue's targets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bench.peers import Stream, core_peers, unspool_peers
+from bench.profiles import Profile
+from bench.report import (
+    Target,
+    block,
+    cell_at,
+    series_dict,
+    steps,
+    targets_table,
+    time_or_bound,
+)
+from bench.table import fmt_ratio
+from bench.timing import Cell, growth_exponent, series
+from bench.workloads import chunk, document
+
+__all__ = ["PARTIAL_TARGET_PEERS", "run"]
+
+PARTIAL_TARGET_PEERS = ("jiter", "pydantic_core", "partial_json", "json_repair", "jsonriver")
+"""The peers of issue 2 that give partial values: the targets compare against the fastest."""
+
+Rows = dict[str, list[Cell]]
+
+
+def _partial_target(
+    rows: Mapping[str, list[Cell]], shape: str, label: str, goal: float, names: tuple[str, ...]
+) -> Target:
+    name = f"{shape} {label} 8-char: fastest partial peer / unspool"
+    ours = cell_at(rows, "unspool", label)
+    timed = [(n, tb) for n in names if (tb := time_or_bound(rows, n, label)) is not None]
+    if ours is None or ours.seconds is None or not timed:
+        return Target(name, "—", f"≥ {goal:g}", None, "not measured")
+    peer, (t, bound) = min(timed, key=lambda x: x[1][0])
+    ratio = t / ours.seconds
+    return Target(
+        name,
+        ("≥ " if bound else "") + fmt_ratio(ratio),
+        f"≥ ×{goal:g}",
+        ratio >= goal,
+        f"fastest: {peer}",
+    )
+
+
+def _targets(
+    results: Mapping[tuple[str, str], Rows], floors: Mapping[str, Rows], profile: Profile
+) -> list[Target]:
+    targets: list[Target] = []
+    for shape in profile.shapes:
+        rows = results.get((shape, "8"))
+        if rows is None:
+            targets.append(
+                Target(f"{shape}: 8-char targets", "—", "", None, "8-char chunker not run")
+            )
+            continue
+        for label, goal in (("1KB", 1.5), ("24KB", 8.0), ("98KB", 8.0)):
+            if label in profile.sizes:
+                targets.append(_partial_target(rows, shape, label, goal, PARTIAL_TARGET_PEERS))
+        with_mend = _partial_target(rows, shape, "98KB", 8.0, (*PARTIAL_TARGET_PEERS, "jsonmend"))
+        targets.append(
+            Target(
+                with_mend.name.replace("fastest partial peer", "fastest incl. jsonmend"),
+                with_mend.measured,
+                "info",
+                None,
+                with_mend.detail,
+            )
+        )
+        exp = growth_exponent(rows.get("unspool", []))
+        span = f"{profile.sizes[0]}→{profile.sizes[-1]}"
+        targets.append(
+            Target(
+                f"{shape} 8-char: unspool growth exponent {span}",
+                "—" if exp is None else f"{exp:.3f}",
+                "≤ 1.05",
+                None if exp is None else exp <= 1.05,
+                "" if span == "1KB→1MB" else "not the full 1KB→1MB span",
+            )
+        )
+        if shape == "interleaved":
+            label = "98KB" if "98KB" in profile.sizes else profile.sizes[-1]
+            ours = cell_at(rows, "unspool", label)
+            ij = cell_at(rows, "ijson C", label)
+            name = f"interleaved {label} 8-char: unspool throughput / ijson C"
+            if ours and ij and ours.seconds and ij.seconds:
+                r = ij.seconds / ours.seconds
+                targets.append(Target(name, fmt_ratio(r), "≥ ×0.6", r >= 0.6))
+            else:
+                targets.append(Target(name, "—", "≥ ×0.6", None, "not measured"))
+        frows = floors.get(shape, {})
+        for label in dict.fromkeys(("98KB", profile.sizes[-1])):
+            one = cell_at(frows, "unspool 1-chunk", label)
+            jl = cell_at(frows, "json.loads", label)
+            name = f"{shape} {label}: one-chunk speed / json.loads"
+            if one and jl and one.seconds and jl.seconds:
+                r = jl.seconds / one.seconds
+                targets.append(Target(name, fmt_ratio(r), "≥ ×0.3", r >= 0.3))
+            else:
+                targets.append(Target(name, "—", "≥ ×0.3", None, "not measured"))
+    return targets
+
+
+def run(profile: Profile) -> dict[str, Any]:
+    """Measure and print the core rows; returns the results as JSON-ready data."""
+    ours, notes = unspool_peers()
+    theirs, more = core_peers()
+    notes += more
+    for n in notes:
+        print(f"note: {n}")
+    everyone = [*ours, *theirs]
+    streaming = [p for p in everyone if p.kind != "floor"]
+    floor_peers = [p for p in everyone if p.kind == "floor"]
+    kinds = {p.name: p.kind for p in everyone}
+    settings = profile.settings
+    results: dict[tuple[str, str], Rows] = {}
+    floors: dict[str, Rows] = {}
+    out: dict[str, Any] = {
+        "notes": notes,
+        "peers": {p.name: p.note for p in everyone},
+        "blocks": [],
+    }
+    for shape in profile.shapes:
+        docs = [document(shape, s) for s in profile.sizes]
+        whole = [Stream(d.text, [d.text]) for d in docs]
+        floors[shape] = {
+            p.name: series(p.name, steps(p, docs, whole), settings) for p in floor_peers
+        }
+        for chunker in profile.chunkers:
+            streams = [Stream(d.text, chunk(d.text, chunker)) for d in docs]
+            rows: Rows = {
+                p.name: series(p.name, steps(p, docs, streams), settings) for p in streaming
+            }
+            results[(shape, chunker)] = rows
+            shown = {**rows, **floors[shape]}
+            title = f"core · {shape} · {chunker}-char chunks"
+            print(
+                block(title, profile.sizes, shown, "unspool" if ours else None, kinds), flush=True
+            )
+            out["blocks"].append(
+                {"workload": shape, "chunker": chunker, "rows": series_dict(shown)}
+            )
+    targets = _targets(results, floors, profile)
+    print(targets_table("core targets (issue 2)", targets), flush=True)
+    out["targets"] = [t.to_dict() for t in targets]
+    return out
