@@ -397,14 +397,14 @@ def test_not_repaired(text: str, pos: int) -> None:
     assert info.value.pos == pos
 
 
-def test_an_inner_quote_wins_over_a_missing_comma_before_a_non_string() -> None:
-    # '"x" b: 2' could be a missing comma before an unquoted key or text with quotes in
-    # it; lenient mode reads a quote as closing only before a closer, ':', a quote, a
-    # comment or ', <start of the next item>', so here the quotes are text.
+def test_an_inner_quote_wins_over_a_missing_comma_before_plain_words() -> None:
+    # '"x" b c' could be a missing comma or text with quotes in it; a word closes the
+    # string only when it is an unquoted key followed by ':' (see the next tests),
+    # so here the quotes are text.
     parser = JsonStream(lenient=True)
-    parser.feed('{"a": "x" b: 2}')
-    assert parser.finish() == {"a": 'x" b: 2}'}
-    assert [r.kind for r in parser.repairs] == [IQ, TR]
+    parser.feed('{"a": "x" b c"}')
+    assert parser.finish() == {"a": 'x" b c'}
+    assert [r.kind for r in parser.repairs] == [IQ]
 
 
 # ------------------------------------------------------------------ formerly core bugs (regressions)
@@ -440,3 +440,21 @@ def test_comment_between_unquoted_key_and_colon() -> None:
     got = _run(['{"a": "x", b /* c */ : 1}'])
     assert got.value == {"a": "x", "b": 1}
     assert [r.kind for r in got.repairs] == [UK, CM]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kinds"),
+    [
+        ('{"a": "x" b: 1}', {"a": "x", "b": 1}, [MC, UK]),
+        ("{'a': 'x' 'b': 1}", {"a": "x", "b": 1}, [SQ, SQ, MC, SQ]),
+        ("['x' 'y']", ["x", "y"], [SQ, MC, SQ]),
+        ('["it\\\'s"]', ["it's"], [SQ]),
+    ],
+)
+def test_missing_comma_before_a_key_or_quote_of_either_kind(
+    text: str, value: Any, kinds: list[str]
+) -> None:
+    for chunks in ([text], list(text)):
+        got = _run(chunks)
+        assert_same(got.value, value)
+        assert [r.kind for r in got.repairs] == kinds

@@ -1197,8 +1197,9 @@ def _repair(
 def _decide_close(text: str, j: int, in_object: bool) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
-    It closes when what follows (after whitespace) is a closer, a colon, a quote,
-    a comment, a ``<`` (a closing tag), or a comma followed by something that can start the next member
+    It closes when what follows (after whitespace) is a closer, a colon, a quote, a
+    comment, a ``<`` (a closing tag), an unquoted key and its ``:`` in an object (a
+    missing comma), or a comma followed by something that can start the next member
     or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
     """
     k = lx.ws_run(text, j).end()
@@ -1207,6 +1208,8 @@ def _decide_close(text: str, j: int, in_object: bool) -> int:
     if k >= len(text):
         return _UNDECIDED
     c = text[k]
+    if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
+        return _CLOSE
     if c == ",":
         k2 = lx.ws_run(text, k + 1).end()
         if k2 - k > _INNER_QUOTE_WS:
@@ -1217,27 +1220,32 @@ def _decide_close(text: str, j: int, in_object: bool) -> int:
         if c2 in "\"'{[]}/-0123456789":
             return _CLOSE
         if c2 in lx.IDENT_START:
-            k3 = lx.ident_run(text, k2).end()
-            if k3 - k2 > _INNER_QUOTE_WS:
-                return _INNER
-            if k3 >= len(text):
-                return _UNDECIDED
-            if text[k2:k3] in _LITERAL_WORDS:  # the next item is a literal: true, None, NaN...
-                return _CLOSE
-            if not in_object:
-                return _INNER
-            # an unquoted key only if a ':' (or a comment) follows the word:
-            # "x", then left" is prose
-            k4 = lx.ws_run(text, k3).end()
-            if k4 - k2 > _INNER_QUOTE_WS:
-                return _INNER
-            if k4 >= len(text):
-                return _UNDECIDED
-            return _CLOSE if text[k4] in ":/" else _INNER
+            return _word_follows(text, k2, in_object, literal_closes=True)
         return _INNER
-    if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
-        return _CLOSE
+    if in_object and c in lx.IDENT_START:
+        return _word_follows(text, k, in_object, literal_closes=False)
     return _INNER
+
+
+def _word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> int:
+    """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
+    unquoted key followed by ``:`` or a comment means the quote closed the string;
+    any other word is prose (``"x", then left"``)."""
+    k2 = lx.ident_run(text, k).end()
+    if k2 - k > _INNER_QUOTE_WS:
+        return _INNER
+    if k2 >= len(text):
+        return _UNDECIDED
+    if literal_closes and text[k:k2] in _LITERAL_WORDS:
+        return _CLOSE
+    if not in_object:
+        return _INNER
+    k3 = lx.ws_run(text, k2).end()
+    if k3 - k > _INNER_QUOTE_WS:
+        return _INNER
+    if k3 >= len(text):
+        return _UNDECIDED
+    return _CLOSE if text[k3] in ":/" else _INNER
 
 
 def _number_value(
