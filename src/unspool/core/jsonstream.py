@@ -489,8 +489,11 @@ class JsonStream:
                                 s_cont[s_key] = ""
                             elif s_cont is not None:
                                 s_cont[-1] = ""
-                            if special(s) is not None:
-                                i = 0
+                            m = special(s)
+                            if m is not None:
+                                i = m.start()
+                                if i:
+                                    sbuf += s[:i]
                                 break
                             sbuf += s
                             if max_tok is not None and len(sbuf) > max_tok:
@@ -778,8 +781,16 @@ class JsonStream:
                 if state == _AFTER:
                     top = stack[-1]
                     if c == ",":
+                        if type(top) is list:
+                            i += 1
+                            if i < n and s[i] in WS:  # whitespace after the delimiter, at once
+                                i = ws_run(s, i + 1).end()
+                            state = _ELEM
+                            continue
                         i += 1
-                        state = _ELEM if type(top) is list else _KEY
+                        if i < n and s[i] in WS:
+                            i = ws_run(s, i + 1).end()
+                        state = _KEY
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
                         stack.pop()
@@ -1061,6 +1072,11 @@ class JsonStream:
                                     )
                                 i = j
                                 state = _COLON
+                                if i < n and s[i] == ":":  # the colon right after the key
+                                    i += 1
+                                    if i < n and s[i] in WS:
+                                        i = ws_run(s, i + 1).end()
+                                    state = _VALUE
                                 continue
                         state = _STRING
                         is_key = True
@@ -1103,6 +1119,8 @@ class JsonStream:
                 if state == _COLON:
                     if c == ":":
                         i += 1
+                        if i < n and s[i] in WS:  # whitespace after the delimiter, at once
+                            i = ws_run(s, i + 1).end()
                         state = _VALUE
                         continue
                     if c == "/" and k_comment:
