@@ -167,7 +167,7 @@ def _read_at(text: str, j: int, lenient: bool | Collection[str]) -> tuple[JsonMa
                 try:
                     value, end = _STRICT.raw_decode(text, j)
                 except (ValueError, RecursionError):
-                    pass
+                    pass  # not strict JSON after all: the lenient parser goes on
                 else:
                     return JsonMatch(value, j, end), end
         value = parser.finish()

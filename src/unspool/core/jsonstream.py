@@ -258,7 +258,7 @@ class JsonStream:
             try:
                 self._gen.send(None)
             except StopIteration:
-                pass
+                pass  # the machine ran to its end: finish() has nothing more to report
             except MalformedJSON as exc:
                 self._fail(exc)
         return self._root
@@ -830,7 +830,7 @@ class JsonStream:
                             try:
                                 text, j = scanstring(s, i + 1, True)
                             except ValueError:
-                                pass
+                                pass  # not closed cleanly in this chunk: read it incrementally
                             else:
                                 if (
                                     not k_inner
@@ -1064,7 +1064,7 @@ class JsonStream:
                             try:
                                 key, j = scanstring(s, i + 1, True)
                             except ValueError:
-                                pass
+                                pass  # not closed cleanly in this chunk: read it incrementally
                             else:
                                 if max_tok is not None and len(key) > max_tok:
                                     raise _error(

@@ -435,7 +435,7 @@ class InterleavedParser:
                     break
                 tracker.handle(fresh.feed_events(char))
         except MalformedJSON:
-            pass
+            pass  # the same error again, at the same character: its events are in now
         if tracker.closed:
             # an error after the root (lenient: '/' that opens no comment) is its tail
             rel = tracker.tail_start
