@@ -269,9 +269,15 @@ class JsonStream:
         If the chunk is malformed, :class:`MalformedJSON` is raised and the events
         produced before the offending character are left for :meth:`take_events`.
         """
-        self._need_events()
+        events = self._events
+        if events is None:
+            events = self._need_events()  # raises
         self.feed(chunk)
-        return self.take_events()
+        if not events:
+            return []
+        out = events[:]
+        events.clear()
+        return out
 
     def finish_events(self) -> list[PathEvent]:
         """Call :meth:`finish` and return the path events it produced (needs ``events=True``)."""
@@ -420,6 +426,7 @@ class JsonStream:
         neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
 
         ws_run = lx.ws_run
+        new_event = tuple.__new__  # builds a path event without its Python-level __new__
         number_run = lx.number_run
         WS = lx.WHITESPACE
         NUM0 = lx.NUMBER_START
@@ -473,7 +480,7 @@ class JsonStream:
                             else:
                                 self._root = sbuf
                             if evs is not None and len(sbuf) > d_start:
-                                evs.append(StringDelta(s_path, sbuf[d_start:]))
+                                evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
                                 d_start = len(sbuf)
                             base += n
                             s = yield
@@ -564,8 +571,8 @@ class JsonStream:
                                 _set_slot(self, s_cont, s_key, sbuf)
                                 if evs is not None:
                                     if len(sbuf) > d_start:
-                                        evs.append(StringDelta(s_path, sbuf[d_start:]))
-                                    evs.append(ValueEnd(s_path, sbuf))
+                                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
+                                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
                                 if stack:
                                     state = _AFTER
                                 else:
@@ -661,7 +668,7 @@ class JsonStream:
                             text = s[i:]
                             tail.append(text)
                             if evs is not None:
-                                evs.append(Skipped("trailing", base + i, text))
+                                evs.append(new_event(Skipped, ("trailing", base + i, text)))
                             i = n
                             continue
                         if c in WS:
@@ -714,8 +721,8 @@ class JsonStream:
                             state = _END
                             self._complete = True
                         if evs is not None:
-                            evs.append(ValueStart(p, "number"))
-                            evs.append(ValueEnd(p, val))
+                            evs.append(new_event(ValueStart, (p, "number")))
+                            evs.append(new_event(ValueEnd, (p, val)))
                         continue
 
                     if state == _UKEY:
@@ -762,7 +769,7 @@ class JsonStream:
                         i, start, skipped = preamble.scan(s, i, base)
                         if evs is not None:
                             for kind_, pos_, text_ in skipped:
-                                evs.append(Skipped(kind_, pos_, text_))
+                                evs.append(new_event(Skipped, (kind_, pos_, text_)))
                         if start:
                             state = _VALUE
                         elif i < n:
@@ -795,7 +802,7 @@ class JsonStream:
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
                         stack.pop()
                         if evs is not None:
-                            evs.append(ValueEnd(cpaths.pop(), top))
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
                         if not stack:
                             state = _END
@@ -860,10 +867,10 @@ class JsonStream:
                                         state = _END
                                         self._complete = True
                                     if evs is not None:
-                                        evs.append(ValueStart(p, "string"))
+                                        evs.append(new_event(ValueStart, (p, "string")))
                                         if text:
-                                            evs.append(StringDelta(p, text))
-                                        evs.append(ValueEnd(p, text))
+                                            evs.append(new_event(StringDelta, (p, text)))
+                                        evs.append(new_event(ValueEnd, (p, text)))
                                     i = j
                                     continue
                         # slow path: the string streams
@@ -886,7 +893,7 @@ class JsonStream:
                             s_path = ()
                             self._root = ""
                         if evs is not None:
-                            evs.append(ValueStart(s_path, "string"))
+                            evs.append(new_event(ValueStart, (s_path, "string")))
                         state = _STRING
                         is_key = False
                         quote = c
@@ -944,7 +951,9 @@ class JsonStream:
                             p = ()
                             self._root = new
                         if evs is not None:
-                            evs.append(ValueStart(p, "object" if c == "{" else "array"))
+                            evs.append(
+                                new_event(ValueStart, (p, "object" if c == "{" else "array"))
+                            )
                             cpaths.append(p)
                         stack.append(new)
                         state = _KEY_FIRST if c == "{" else _ELEM_FIRST
@@ -961,7 +970,7 @@ class JsonStream:
                             )
                         stack.pop()
                         if evs is not None:
-                            evs.append(ValueEnd(cpaths.pop(), top))
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
                         if stack:
                             state = _AFTER
@@ -1049,8 +1058,8 @@ class JsonStream:
                         state = _END
                         self._complete = True
                     if evs is not None:
-                        evs.append(ValueStart(p, kind))
-                        evs.append(ValueEnd(p, val))
+                        evs.append(new_event(ValueStart, (p, kind)))
+                        evs.append(new_event(ValueEnd, (p, val)))
                     continue
 
                 # ---------------------------------------------------------- a key
@@ -1097,7 +1106,7 @@ class JsonStream:
                             )
                         top = stack.pop()
                         if evs is not None:
-                            evs.append(ValueEnd(cpaths.pop(), top))
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
                         if stack:
                             state = _AFTER
@@ -1145,15 +1154,15 @@ class JsonStream:
                     self._root = wval
                     self._complete = True
                     if evs is not None:
-                        evs.append(ValueStart((), wkind))
-                        evs.append(ValueEnd((), wval))
+                        evs.append(new_event(ValueStart, ((), wkind)))
+                        evs.append(new_event(ValueEnd, ((), wval)))
         if state == _STRING and not is_key:
             if carry[:1] == quote:  # a lenient close that waited for lookahead
                 _set_slot(self, s_cont, s_key, sbuf)
                 if evs is not None:
                     if len(sbuf) > d_start:
-                        evs.append(StringDelta(s_path, sbuf[d_start:]))
-                    evs.append(ValueEnd(s_path, sbuf))
+                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
+                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
                 if not stack:
                     self._complete = True
             else:
@@ -1177,8 +1186,8 @@ class JsonStream:
                     self._root = val
                     self._complete = True
                 if evs is not None:
-                    evs.append(ValueStart(p, "number"))
-                    evs.append(ValueEnd(p, val))
+                    evs.append(new_event(ValueStart, (p, "number")))
+                    evs.append(new_event(ValueEnd, (p, val)))
         if lenient and not self._complete and "truncated" in kinds and self._root is not UNSET:
             _repair(
                 repairs,
