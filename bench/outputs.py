@@ -7,10 +7,11 @@ into deltas anywhere).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["Output", "check_outputs", "from_events", "merged"]
+__all__ = ["Output", "check_outputs", "from_events", "merged", "protocol_runner"]
 
 Output = tuple[Any, ...]
 """``("text", text)`` or ``("action", name, args)``."""
@@ -39,6 +40,23 @@ def from_events(events: Iterable[Any], text_delta: Any, complete: Any) -> list[O
         elif isinstance(e, complete):
             out.append(("action", e.name, e.args))
     return merged(out)
+
+
+def protocol_runner(parser_cls: Any) -> Callable[[Sequence[str]], list[Output]]:
+    """A run of an unspool protocol parser (``feed`` each chunk, then ``finish``) over
+    chunks, as outputs."""
+    events_mod = importlib.import_module("unspool.events")
+    text_delta, complete = events_mod.TextDelta, events_mod.ActionComplete
+
+    def run(chunks: Sequence[str]) -> list[Output]:
+        p = parser_cls()
+        events: list[Any] = []
+        for c in chunks:
+            events += p.feed(c)
+        events += p.finish()
+        return from_events(events, text_delta, complete)
+
+    return run
 
 
 def check_outputs(want: Sequence[Output]) -> Callable[[Any], str | None]:

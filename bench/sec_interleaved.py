@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench.outputs import Output, check_outputs, from_events, merged
+from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.peers import optional_module
 from bench.profiles import Profile
 from bench.report import Step, Target, block, cell_at, series_dict, targets_table
@@ -39,21 +39,6 @@ def expected(doc: Document) -> list[Output]:
         else:
             out.append(("action", item["name"], item["params"]))
     return merged(out)
-
-
-def _ours(parser_cls: Any) -> Callable[[Sequence[str]], list[Output]]:
-    events_mod = importlib.import_module("unspool.events")
-    text_delta, complete = events_mod.TextDelta, events_mod.ActionComplete
-
-    def run(chunks: Sequence[str]) -> list[Output]:
-        p = parser_cls()
-        events: list[Any] = []
-        for c in chunks:
-            events += p.feed(c)
-        events += p.finish()
-        return from_events(events, text_delta, complete)
-
-    return run
 
 
 def _seed(json_repair: Any, pjp: Any) -> Callable[[Sequence[str]], list[Output]]:
@@ -121,7 +106,7 @@ def run(profile: Profile) -> dict[str, Any]:
         ]
 
     if parser_cls is not None:
-        rows[OURS] = series(OURS, steps_for(_ours(parser_cls)), settings)
+        rows[OURS] = series(OURS, steps_for(protocol_runner(parser_cls)), settings)
     if json_repair is not None and pjp is not None:
         rows[SEED] = series(SEED, steps_for(_seed(json_repair, pjp)), settings)
         est: list[Cell] = []

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bench.outputs import Output, check_outputs, from_events, merged
+from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.profiles import Profile
 from bench.report import Step, Target, block, cell_at, series_dict, targets_table
 from bench.seed_baselines import SeedTags
@@ -36,21 +36,6 @@ def expected(doc: TaggedProse) -> list[Output]:
             name, args = doc.actions[i]
             out.append(("action", name, args))
     return merged(out)
-
-
-def _ours(parser_cls: Any) -> Callable[[Sequence[str]], list[Output]]:
-    events_mod = importlib.import_module("unspool.events")
-    text_delta, complete = events_mod.TextDelta, events_mod.ActionComplete
-
-    def run(chunks: Sequence[str]) -> list[Output]:
-        p = parser_cls()
-        events: list[Any] = []
-        for c in chunks:
-            events += p.feed(c)
-        events += p.finish()
-        return from_events(events, text_delta, complete)
-
-    return run
 
 
 def _rescan(chunks: Sequence[str]) -> list[Output]:
@@ -87,7 +72,7 @@ def run(profile: Profile) -> dict[str, Any]:
 
     rows: dict[str, list[Cell]] = {}
     if parser_cls is not None:
-        rows[OURS] = series(OURS, steps_for(_ours(parser_cls)), profile.settings)
+        rows[OURS] = series(OURS, steps_for(protocol_runner(parser_cls)), profile.settings)
     # One run of the baseline at 98 KB takes ~15 s: allowed, since the target needs it.
     rows[SEED] = series(SEED, steps_for(_rescan), replace(profile.settings, cap=BASELINE_CAP))
     counts = ", ".join(f"{lb}: {len(d.actions)}" for lb, d in zip(labels, docs, strict=True))
