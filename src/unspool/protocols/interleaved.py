@@ -116,6 +116,7 @@ class InterleavedParser:
     """
 
     __slots__ = (
+        "_bytes_seen",
         "_cand",
         "_decoder",
         "_error",
@@ -149,6 +150,7 @@ class InterleavedParser:
         self._lenient = lenient
         self._hold = prose == "hold"
         self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._bytes_seen = False  # str-only streams skip the decoder entirely
         self._scanner = ProseScanner()
         self._phase = _PROSE
         self._offset = 0  # characters received so far
@@ -226,12 +228,15 @@ class InterleavedParser:
     # -- decoding ----------------------------------------------------------------
 
     def _decode(self, chunk: str | bytes, out: list[Event], final: bool) -> str:
+        if type(chunk) is str and not self._bytes_seen:
+            return chunk
         decoder = self._decoder
         if isinstance(chunk, str):
             pending = decoder.getstate()[0]
             if pending:  # a str chunk after an incomplete UTF-8 sequence
                 return self._decode(b"", out, final=True) + chunk
             return chunk
+        self._bytes_seen = True
         state = decoder.getstate()
         try:
             return str(decoder.decode(bytes(chunk), final))
