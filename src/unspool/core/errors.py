@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["UNSET", "LimitExceeded", "MalformedJSON", "Unset"]
+__all__ = ["UNSET", "LimitExceeded", "MalformedJSON", "Unset", "parse_error"]
 
 
 class Unset:
@@ -53,3 +53,8 @@ class MalformedJSON(ValueError):
 
 class LimitExceeded(MalformedJSON):
     """A configured limit (depth, token length, document size, int digits) was exceeded."""
+
+
+def parse_error(msg: str, pos: int, limit: bool = False) -> MalformedJSON:
+    """The error to raise at ``pos``: :class:`LimitExceeded` when ``limit``."""
+    return (LimitExceeded if limit else MalformedJSON)(msg, pos)

@@ -29,7 +29,9 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, NoReturn
 
 from unspool.core import lexicon as lx
-from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
+from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
+from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
+from unspool.core.numbers import number_value
 from unspool.core.path_events import (
     Path,
     PathEvent,
@@ -40,6 +42,7 @@ from unspool.core.path_events import (
     ValueStart,
 )
 from unspool.core.preamble import PreambleScanner
+from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close
 from unspool.core.snapshot import deep_copy, max_depth
 
 __all__ = ["JsonStream", "parse_partial"]
@@ -61,12 +64,6 @@ _END = 13  # the root value is complete
 
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
-_INNER_QUOTE_WS = 256  # whitespace after a quote beyond which it is taken as a real close
-
-_CLOSE = 1
-_LITERAL_WORDS = frozenset({"true", "false", "null", "True", "False", "None", "NaN", "Infinity"})
-_INNER = 0
-_UNDECIDED = -1
 
 
 def _nan_literals() -> dict[str, list[tuple[str, Any, str, str]]]:
@@ -504,7 +501,7 @@ class JsonStream:
                                 break
                             sbuf += s
                             if max_tok is not None and len(sbuf) > max_tok:
-                                raise _error(
+                                raise parse_error(
                                     f"string longer than max_token_chars={max_tok}", s_pos, True
                                 )
                         if s is None:
@@ -540,14 +537,14 @@ class JsonStream:
                         c = s[i]
                         if c == quote:
                             if k_inner and not is_key:
-                                verdict = _decide_close(
+                                verdict = decide_close(
                                     s, i + 1, bool(stack) and type(stack[-1]) is dict
                                 )
-                                if verdict == _UNDECIDED:
+                                if verdict == UNDECIDED:
                                     carry = s[i:]
                                     i = n
                                     break
-                                if verdict == _INNER:
+                                if verdict == INNER:
                                     k = ws_run(s, i + 1).end()
                                     _repair(
                                         repairs,
@@ -561,7 +558,7 @@ class JsonStream:
                                     continue
                             i += 1
                             if max_tok is not None and len(sbuf) > max_tok:
-                                raise _error(
+                                raise parse_error(
                                     f"string longer than max_token_chars={max_tok}", s_pos, True
                                 )
                             if is_key:
@@ -591,7 +588,9 @@ class JsonStream:
                                 hexpart = s[i + 2 : i + 6]
                                 for off, h in enumerate(hexpart):
                                     if h not in lx.HEX:
-                                        raise _error("Invalid \\uXXXX escape", base + i + 2 + off)
+                                        raise parse_error(
+                                            "Invalid \\uXXXX escape", base + i + 2 + off
+                                        )
                                 if len(hexpart) < 4:
                                     carry = s[i:]
                                     i = n
@@ -611,21 +610,21 @@ class JsonStream:
                                         )
                                         i += 12
                                         continue
-                                    if len(nxt) < 6 and _maybe_low_surrogate(nxt):
+                                    if len(nxt) < 6 and maybe_low_surrogate(nxt):
                                         carry = s[i:]
                                         i = n
                                         break
                                     # a lone high surrogate: but a broken escape after it
                                     # fails first, so the partial never shows the held half
-                                    bad = _bad_escape_at(nxt, escapes)
-                                    if 0 <= bad <= _low_surrogate_prefix_len(nxt):
-                                        raise _error("Invalid \\escape", base + i + 6 + bad)
+                                    bad = bad_escape_at(nxt, escapes)
+                                    if 0 <= bad <= low_surrogate_prefix_len(nxt):
+                                        raise parse_error("Invalid \\escape", base + i + 6 + bad)
                                 sbuf += chr(cp)
                                 i += 6
                                 continue
                             dec = escapes.get(e)
                             if dec is None:
-                                raise _error("Invalid \\escape", base + i + 1)
+                                raise parse_error("Invalid \\escape", base + i + 1)
                             if (
                                 e == "'" and quote == '"'
                             ):  # in a single-quoted string it is expected
@@ -641,7 +640,7 @@ class JsonStream:
                             continue
                         if c < " ":
                             if not k_ctrl:
-                                raise _error("Invalid control character in string", base + i)
+                                raise parse_error("Invalid control character in string", base + i)
                             if not ctrl_seen:
                                 ctrl_seen = True
                                 _repair(
@@ -658,7 +657,9 @@ class JsonStream:
                         sbuf += c
                         i += 1
                     if max_tok is not None and len(sbuf) > max_tok:
-                        raise _error(f"string longer than max_token_chars={max_tok}", s_pos, True)
+                        raise parse_error(
+                            f"string longer than max_token_chars={max_tok}", s_pos, True
+                        )
                     continue
 
                 c = s[i]
@@ -678,7 +679,7 @@ class JsonStream:
                             comment_ret = state
                             state = _COMMENT
                             continue
-                        raise _error("Extra data after the JSON value", base + i)
+                        raise parse_error("Extra data after the JSON value", base + i)
                     if state == _NUMBER:
                         if nbuf == "-" and c == "I" and neg_inf_tag is not None:
                             # "-" ended the last chunk and "Infinity" follows: re-read as a literal
@@ -693,16 +694,16 @@ class JsonStream:
                         if len(nbuf) < 100 or lx.digits_run(s, i).end() < j:
                             ok = lx.number_prefix(nbuf + s[i:j], 0).end()
                             if ok != len(nbuf) + j - i:
-                                raise _error("Invalid number", n_pos + ok)
+                                raise parse_error("Invalid number", n_pos + ok)
                         nbuf += s[i:j]
                         i = j
                         if max_tok is not None and len(nbuf) > max_tok:
-                            raise _error(
+                            raise parse_error(
                                 f"number longer than max_token_chars={max_tok}", n_pos, True
                             )
                         if i >= n:
                             continue
-                        val = _number_value(parse_float, parse_int, max_int, nbuf, n_pos)
+                        val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
                         if stack:
                             top = stack[-1]
@@ -750,7 +751,7 @@ class JsonStream:
                             elif opener == "*":
                                 comment_end = "*/"
                             else:
-                                raise _error("Invalid comment", base + i + 1)
+                                raise parse_error("Invalid comment", base + i + 1)
                             _repair(repairs, evs, "comment", base + i, "skipped a comment")
                             i += 2
                         found = s.find(comment_end, i)
@@ -816,7 +817,7 @@ class JsonStream:
                         _repair(repairs, evs, "missing_comma", base + i, "inserted a missing comma")
                         state = _ELEM if type(top) is list else _KEY
                         continue
-                    raise _error(
+                    raise parse_error(
                         "Expecting ',' delimiter" if c not in "]}" else "Mismatched closer",
                         base + i,
                     )
@@ -841,11 +842,11 @@ class JsonStream:
                             else:
                                 if (
                                     not k_inner
-                                    or _decide_close(s, j, bool(stack) and type(stack[-1]) is dict)
-                                    == _CLOSE
+                                    or decide_close(s, j, bool(stack) and type(stack[-1]) is dict)
+                                    == CLOSE
                                 ):
                                     if max_tok is not None and len(text) > max_tok:
-                                        raise _error(
+                                        raise parse_error(
                                             f"string longer than max_token_chars={max_tok}",
                                             base + i,
                                             True,
@@ -933,7 +934,7 @@ class JsonStream:
                                         self._complete = True
                                     continue
                         if depth >= max_depth_:
-                            raise _error(
+                            raise parse_error(
                                 f"nesting deeper than max_depth={max_depth_}", base + i, True
                             )
                         new: Any = {} if c == "{" else []
@@ -964,7 +965,7 @@ class JsonStream:
                         top = stack[-1]
                         if state == _ELEM:
                             if not k_trailing_comma:
-                                raise _error("Trailing comma before ']'", base + i)
+                                raise parse_error("Trailing comma before ']'", base + i)
                             _repair(
                                 repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
                             )
@@ -990,9 +991,9 @@ class JsonStream:
                             n_pos = pos
                             ok = lx.number_prefix(nbuf, 0).end()
                             if ok != len(nbuf):
-                                raise _error("Invalid number", pos + ok)
+                                raise parse_error("Invalid number", pos + ok)
                             if max_tok is not None and len(nbuf) > max_tok:
-                                raise _error(
+                                raise parse_error(
                                     f"number longer than max_token_chars={max_tok}", pos, True
                                 )
                             state = _NUMBER
@@ -1000,7 +1001,9 @@ class JsonStream:
                             continue
                         tok = s[i:j]
                         if max_tok is not None and j - i > max_tok:
-                            raise _error(f"number longer than max_token_chars={max_tok}", pos, True)
+                            raise parse_error(
+                                f"number longer than max_token_chars={max_tok}", pos, True
+                            )
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
                             if s.startswith("-Infinity", i):
                                 if neg_inf_tag:
@@ -1012,9 +1015,9 @@ class JsonStream:
                                 i = n
                                 continue
                             else:
-                                raise _error("Invalid literal", pos)
+                                raise parse_error("Invalid literal", pos)
                         else:
-                            val = _number_value(parse_float, parse_int, max_int, tok, pos)
+                            val = number_value(parse_float, parse_int, max_int, tok, pos)
                             i = j
                     else:
                         entries = literals.get(c)
@@ -1023,7 +1026,7 @@ class JsonStream:
                                 comment_ret = state
                                 state = _COMMENT
                                 continue
-                            raise _error("Expecting value", pos)
+                            raise parse_error("Expecting value", pos)
                         for word, wval, wkind, tag in entries:
                             if s.startswith(word, i):
                                 if tag:
@@ -1039,7 +1042,7 @@ class JsonStream:
                                 i = n
                                 continue
                             longest = max((_common_prefix(rest, w) for w, *_ in entries), default=0)
-                            raise _error("Expecting value", pos + longest)
+                            raise parse_error("Expecting value", pos + longest)
                     # attach a complete scalar
                     if stack:
                         top = stack[-1]
@@ -1076,7 +1079,7 @@ class JsonStream:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
                                 if max_tok is not None and len(key) > max_tok:
-                                    raise _error(
+                                    raise parse_error(
                                         f"key longer than max_token_chars={max_tok}", base + i, True
                                     )
                                 i = j
@@ -1100,7 +1103,7 @@ class JsonStream:
                     if c == "}":
                         if state == _KEY:
                             if not k_trailing_comma:
-                                raise _error("Trailing comma before '}'", base + i)
+                                raise parse_error("Trailing comma before '}'", base + i)
                             _repair(
                                 repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
                             )
@@ -1123,7 +1126,7 @@ class JsonStream:
                         comment_ret = state
                         state = _COMMENT
                         continue
-                    raise _error("Expecting property name enclosed in double quotes", base + i)
+                    raise parse_error("Expecting property name enclosed in double quotes", base + i)
 
                 if state == _COLON:
                     if c == ":":
@@ -1136,7 +1139,7 @@ class JsonStream:
                         comment_ret = state
                         state = _COMMENT
                         continue
-                    raise _error("Expecting ':' delimiter", base + i)
+                    raise parse_error("Expecting ':' delimiter", base + i)
 
                 raise AssertionError(f"unreachable parser state {state}")  # pragma: no cover
         except MalformedJSON:
@@ -1170,7 +1173,7 @@ class JsonStream:
         elif state == _NUMBER:
             m = lx.number_full(nbuf)
             if m is not None and m.end() == len(nbuf):
-                val = _number_value(parse_float, parse_int, max_int, nbuf, n_pos)
+                val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                 if stack:
                     top = stack[-1]
                     if type(top) is list:
@@ -1198,10 +1201,6 @@ class JsonStream:
             )
 
 
-def _error(msg: str, pos: int, limit: bool = False) -> MalformedJSON:
-    return (LimitExceeded if limit else MalformedJSON)(msg, pos)
-
-
 def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
     """Write the in-flight string into its slot (the root, an array's last item, or a key)."""
     if cont is None:
@@ -1219,131 +1218,6 @@ def _repair(
     repairs.append(r)
     if evs is not None:
         evs.append(r)
-
-
-def _decide_close(text: str, j: int, in_object: bool) -> int:
-    """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
-
-    It closes when what follows (after whitespace) is a closer, a colon, a quote, a
-    comment, a ``<`` (a closing tag), an unquoted key and its ``:`` in an object (a
-    missing comma), or a comma followed by something that can start the next member
-    or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
-    """
-    k = lx.ws_run(text, j).end()
-    if k - j > _INNER_QUOTE_WS:
-        return _CLOSE
-    if k >= len(text):
-        return _UNDECIDED
-    c = text[k]
-    if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
-        return _CLOSE
-    if c == ",":
-        k2 = lx.ws_run(text, k + 1).end()
-        if k2 - k > _INNER_QUOTE_WS:
-            return _CLOSE
-        if k2 >= len(text):
-            return _UNDECIDED
-        c2 = text[k2]
-        if c2 in "\"'{[]}/-0123456789":
-            return _CLOSE
-        if c2 in lx.IDENT_START:
-            return _word_follows(text, k2, in_object, literal_closes=True)
-        return _INNER
-    if in_object and c in lx.IDENT_START:
-        return _word_follows(text, k, in_object, literal_closes=False)
-    return _INNER
-
-
-def _word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> int:
-    """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
-    unquoted key followed by ``:`` or a comment means the quote closed the string;
-    any other word is prose (``"x", then left"``)."""
-    k2 = lx.ident_run(text, k).end()
-    if k2 - k > _INNER_QUOTE_WS:
-        return _INNER
-    if k2 >= len(text):
-        return _UNDECIDED
-    if literal_closes and text[k:k2] in _LITERAL_WORDS:
-        return _CLOSE
-    if not in_object:
-        return _INNER
-    k3 = lx.ws_run(text, k2).end()
-    if k3 - k > _INNER_QUOTE_WS:
-        return _INNER
-    if k3 >= len(text):
-        return _UNDECIDED
-    return _CLOSE if text[k3] in ":/" else _INNER
-
-
-def _number_value(
-    parse_float: Callable[[str], Any],
-    parse_int: Callable[[str], Any],
-    max_int: int,
-    tok: str,
-    pos: int,
-) -> Any:
-    """Convert a complete number token, or raise at its first invalid character."""
-    m = lx.number_full(tok)
-    if m is None or m.end() != len(tok):
-        # the first offending character: past the longest valid prefix (which is the
-        # terminator itself when the whole token could still have grown into a number)
-        raise _error("Invalid number", pos + lx.number_prefix(tok, 0).end())
-    if "." in tok or "e" in tok or "E" in tok:
-        return parse_float(tok)
-    if len(tok) - (tok[0] == "-") > max_int:
-        raise _error(f"integer longer than max_int_digits={max_int}", pos, True)
-    try:
-        return parse_int(tok)
-    except ValueError as exc:
-        if parse_int is not int:
-            raise _error(f"integer rejected by parse_int ({exc})", pos) from None
-    return _big_int(tok)
-
-
-def _big_int(tok: str) -> int:
-    """``int(tok)`` for more digits than the interpreter converts at once (its
-    ``sys.get_int_max_str_digits()`` guard), when ``max_int_digits`` allows them."""
-    sign = -1 if tok[0] == "-" else 1
-    digits = tok.lstrip("-")
-    value = 0
-    for k in range(0, len(digits), 4000):
-        part = digits[k : k + 4000]
-        value = value * 10 ** len(part) + int(part)
-    return sign * value
-
-
-def _bad_escape_at(text: str, escapes: dict[str, str]) -> int:
-    """Offset in ``text`` of the first bad character of an escape it starts with, or -1."""
-    if text[:1] != "\\" or len(text) < 2:
-        return -1
-    if text[1] == "u":
-        for off, h in enumerate(text[2:6]):
-            if h not in lx.HEX:
-                return 2 + off
-        return -1
-    return -1 if text[1] in escapes else 1
-
-
-def _low_surrogate_prefix_len(text: str) -> int:
-    """How many leading characters of ``text`` could still begin a low-surrogate escape."""
-    k = 0
-    while k < min(len(text), 6) and _maybe_low_surrogate(text[: k + 1]):
-        k += 1
-    return k
-
-
-def _maybe_low_surrogate(text: str) -> bool:
-    """Could ``text`` (shorter than 6 chars) still grow into ``\\uDC00``-``\\uDFFF``?"""
-    if text[:1] not in ("", "\\"):
-        return False
-    if len(text) >= 2 and text[1] != "u":
-        return False
-    hexpart = text[2:]
-    if any(h not in lx.HEX for h in hexpart):
-        return False
-    if len(hexpart) >= 1 and hexpart[0] not in "dD":
-        return False
-    return not (len(hexpart) >= 2 and hexpart[1] not in "cdefCDEF")
 
 
 def _common_prefix(a: str, b: str) -> int:
