@@ -3,7 +3,8 @@
 A *cell* is one parser on one stream.  Its first run is checked against the expected
 value (a wrong value is reported, never hidden) and doubles as a warm-up; the cell is
 then repeated within a time budget and summarised by the median of the repeats (the
-first run alone when the cell is too slow to repeat).  Garbage collection is off while a run is timed, as in
+first run alone when the cell is too slow to repeat).  A repeat of a fast cell loops
+the cell for about 5 ms and counts the time per loop.  Garbage collection is off while a run is timed, as in
 ``timeit``, and a collection runs before each.
 
 A *series* runs one parser over growing sizes.  Quadratic peers would take minutes at
@@ -64,13 +65,21 @@ class Cell:
         return out
 
 
-def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+_MIN_RUN = 0.005
+"""A timed run of a fast cell loops its function until it lasts about this long (as
+``timeit`` does), so that a cell of a few hundred microseconds is not dominated by the
+timer and by the caches a collection just emptied."""
+
+
+def _timed(fn: Callable[[], Any], loops: int = 1) -> tuple[float, Any]:
+    """Seconds per call of ``fn`` over ``loops`` calls, and the last result."""
     gc.collect()
     gc.disable()
     try:
         t0 = time.perf_counter()
-        result = fn()
-        return time.perf_counter() - t0, result
+        for _ in range(loops):
+            result = fn()
+        return (time.perf_counter() - t0) / loops, result
     finally:
         gc.enable()
 
@@ -97,8 +106,9 @@ def measure(
         cell.status = "wrong"
         cell.detail = problem
     runs = [first]
-    while len(runs) <= settings.repeats and sum(runs) + runs[-1] <= settings.budget:
-        runs.append(_timed(fn)[0])
+    loops = max(1, min(1000, int(_MIN_RUN / max(first, 1e-7))))
+    while len(runs) <= settings.repeats and loops * (sum(runs) + runs[-1]) <= settings.budget:
+        runs.append(_timed(fn, loops)[0])
     cell.runs = runs
     # The first run is the checked one and warms caches up: with repeats, it is left out.
     cell.seconds = statistics.median(runs[1:] if len(runs) > 1 else runs)

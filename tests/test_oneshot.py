@@ -20,7 +20,9 @@ from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 
 
 def test_allow_bits_mirror_partial_json() -> None:
-    assert [(f.name, int(f)) for f in Allow] == [
+    # named one by one: iterating a Flag lists composite members on Python 3.10 only
+    singles = ["STR", "NUM", "ARR", "OBJ", "NULL", "BOOL", "NAN", "INFINITY", "_INFINITY"]
+    assert [(name, int(Allow[name])) for name in singles] == [
         ("STR", 1),
         ("NUM", 2),
         ("ARR", 4),
