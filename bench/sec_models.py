@@ -13,7 +13,8 @@ and ``model_validate`` on a copy of the model whose fields are all optional.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any, Optional, Union, get_args, get_origin
 
@@ -110,11 +111,15 @@ def _rebuilt(jiter: Any, pydantic: Any, model: Any) -> Callable[[Sequence[str]],
     return run
 
 
+def _last(items: Iterable[Any]) -> Any:
+    """The last item of a stream of partial values (None when there was none)."""
+    tail = deque(items, maxlen=1)
+    return tail[0] if tail else None
+
+
 def _real(partial_cls: Any) -> Callable[[Sequence[str]], Any]:
     def run(chunks: Sequence[str]) -> Any:
-        obj: Any = None
-        for obj in partial_cls.model_from_chunks(iter(chunks)):  # noqa: B007
-            pass
+        obj = _last(partial_cls.model_from_chunks(iter(chunks)))
         return obj.model_dump() if obj is not None else None
 
     return run
@@ -122,9 +127,7 @@ def _real(partial_cls: Any) -> Callable[[Sequence[str]], Any]:
 
 def _ours(stream_model: Any, model: Any) -> Callable[[Sequence[str]], Any]:
     def run(chunks: Sequence[str]) -> Any:
-        last: Any = None
-        for last in stream_model(model, chunks):  # noqa: B007
-            pass
+        last = _last(stream_model(model, chunks))
         return last.value.model_dump() if last is not None and last.done else None
 
     return run

@@ -206,6 +206,10 @@ class Dispatcher:
         except BaseException:
             self.ledger.abandon(run.key)
             raise
+        return self._record_result(run, result)
+
+    def _record_result(self, run: _Run, result: Any) -> ActionResult:
+        """The handler returned: record the result, and report it."""
         self.ledger.finish(run.key, result=result)
         return ActionResult(run.event.id, run.event.index, run.event.name, result)
 
@@ -296,8 +300,7 @@ class Dispatcher:
         except BaseException:
             self.ledger.abandon(run.key)
             raise
-        self.ledger.finish(run.key, result=result)
-        return ActionResult(run.event.id, run.event.index, run.event.name, result)
+        return self._record_result(run, result)
 
     def arun(self, events: AsyncIterable[Event] | Iterable[Event]) -> AsyncGenerator[Event, None]:
         """Async :meth:`run`: accepts an async or a sync iterable of events. With

@@ -176,6 +176,6 @@ def _adapter(annotation: Any, config: pydantic.ConfigDict | None) -> pydantic.Ty
     if config:
         try:
             return pydantic.TypeAdapter(annotation, config=config)
-        except pydantic.PydanticUserError:  # the type has a config of its own
-            pass
+        except pydantic.PydanticUserError:
+            pass  # the type has a config of its own: it keeps it (below)
     return pydantic.TypeAdapter(annotation)
