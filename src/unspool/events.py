@@ -20,6 +20,7 @@ whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -40,6 +41,7 @@ __all__ = [
     "StreamError",
     "TextDelta",
     "event_to_dict",
+    "new_stream_id",
 ]
 
 FinishReason = Literal["stop", "length", "abort"]
@@ -47,6 +49,13 @@ FinishReason = Literal["stop", "length", "abort"]
 
 DoneReason = Literal["complete", "truncated", "aborted", "error"]
 """Why the event stream ended, as reported by :class:`StreamDone`."""
+
+
+def new_stream_id(prefix: str = "s") -> str:
+    """A fresh stream id (``"s-"`` and 16 random hex digits) for a parser or adapter
+    given no ``stream_id``: action ids (``"{stream_id}:{index}"``) of two replies can then
+    never collide in a shared ledger. Pass a stable ``stream_id`` on purpose to replay."""
+    return f"{prefix}-{os.urandom(8).hex()}"
 
 
 def _jsonable(value: Any) -> Any:
