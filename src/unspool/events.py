@@ -4,7 +4,8 @@ Whatever the wire format (an interleaved JSON array, tags inside prose, or a
 provider's native tool-call deltas), an application consumes one stream of
 these events, in the order the model wrote things:
 
-* :class:`TextDelta` / :class:`ReasoningDelta`: text to show now.
+* :class:`TextDelta` / :class:`ReasoningDelta` / :class:`RefusalDelta`: text to show now.
+* :class:`Citation`: a source the provider attached to the reply's text.
 * :class:`ActionStarted` -> :class:`ActionArgsDelta`* -> exactly one of
   :class:`ActionComplete` (the only event that allows execution) or
   :class:`ActionInvalid`.
@@ -32,11 +33,13 @@ __all__ = [
     "ActionInvalid",
     "ActionResult",
     "ActionStarted",
+    "Citation",
     "Diagnostic",
     "DoneReason",
     "Event",
     "FinishReason",
     "ReasoningDelta",
+    "RefusalDelta",
     "StreamDone",
     "StreamError",
     "TextDelta",
@@ -104,6 +107,35 @@ class ReasoningDelta(_Event):
 
     text: str
     type: ClassVar[str] = "reasoning_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalDelta(_Event):
+    """Text of the model's refusal (OpenAI ``refusal``, Anthropic ``stop_reason="refusal"``),
+    streamed in order like :class:`TextDelta` so a UI can show it as it arrives."""
+
+    text: str
+    type: ClassVar[str] = "refusal_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class Citation(_Event):
+    """A source the provider attached to the reply (a URL, a document passage).
+
+    ``kind`` is the provider's name for it (``"url_citation"``, ``"char_location"``...).
+    ``start`` / ``end`` are character offsets into the reply's text (the joined
+    :class:`TextDelta` texts) that it annotates, when the provider says; ``cited_text``
+    is the quoted passage, when given; ``raw`` keeps the provider's whole record.
+    """
+
+    kind: str
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+    start: int | None = None
+    end: int | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    type: ClassVar[str] = "citation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +269,8 @@ class StreamDone(_Event):
 Event = (
     TextDelta
     | ReasoningDelta
+    | RefusalDelta
+    | Citation
     | ActionStarted
     | ActionArgsDelta
     | ActionComplete
