@@ -493,6 +493,8 @@ class JsonStream:
                                 s_cont[s_key] = ""
                             elif s_cont is not None:
                                 s_cont[-1] = ""
+                            else:
+                                self._root = ""
                             m = special(s)
                             if m is not None:
                                 i = m.start()
@@ -523,6 +525,8 @@ class JsonStream:
                             s_cont[s_key] = ""
                         elif s_cont is not None:
                             s_cont[-1] = ""
+                        else:
+                            self._root = ""
                     continue
 
                 # ---------------------------------------------------------- inside a string
