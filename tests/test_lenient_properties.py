@@ -106,9 +106,9 @@ class Writer:
     def string(self, text: str, *, key: bool) -> str:
         if not key and BARE.match(text) and text.lower() not in NOT_BARE and self.maybe("uv"):
             return text
-        if not any(c in text for c in '"\\\u201c\u201d') and min(text, default="a") >= " ":
-            if self.maybe("cq"):
-                return "\u201c" + text + "\u201d"
+        plain = not any(c in text for c in '"\\\u201c\u201d') and min(text, default="a") >= " "
+        if plain and self.maybe("cq"):
+            return "\u201c" + text + "\u201d"
         quote = "'" if self.maybe("sq") else '"'
         other = '"' if quote == "'" else "'"
         out = [quote]
