@@ -81,8 +81,12 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if c in lx.IDENT_START:
             return word_follows(text, k, in_object, False, eof)
         return INNER
-    if c in "[{":
-        return CLOSE  # the next item of an array, its comma missing
+    if c in "[{\u2026":
+        return CLOSE  # the next item of an array (or an ellipsis), its comma missing
+    if c == ".":
+        if len(text) - k < 3 and not eof and "...".startswith(text[k:]):
+            return UNDECIDED
+        return CLOSE if text.startswith("...", k) else INNER
     if c in lx.NUMBER_START:
         return _item_follows(text, k, _number(text, k).end(), eof)
     if c in lx.IDENT_START:
