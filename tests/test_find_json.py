@@ -218,7 +218,9 @@ def test_a_dirty_value_in_prose_is_found_with_its_exact_span(data: st.DataObject
     pad = data.draw(st.sampled_from([0, 1000, 1010, 1020, 3000]))
     if pad:
         value = [value, "x" * pad]  # long enough to cross the reader's first window
-    writer = Writer(data.draw, frozenset(data.draw(st.sets(st.sampled_from(DEVIATIONS)))))
+    # find_json leaves bare words alone (in prose "[docs]" is not an array of a string)
+    kinds = [d for d in DEVIATIONS if d != "uv"]
+    writer = Writer(data.draw, frozenset(data.draw(st.sets(st.sampled_from(kinds)))))
     value_text = writer.value(value)
     intro = data.draw(st.sampled_from(["", "Here you go: ", "Sure!\n\n", "a: b, c\n"]))
     after = data.draw(st.sampled_from(["", " ", "\n// done\n", " /* } ] */ ", "\n\nThanks!"]))
