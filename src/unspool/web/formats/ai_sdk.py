@@ -115,12 +115,15 @@ class AiSdkEncoder:
 
     # actions ------------------------------------------------------------------------
 
-    def _tool_error(self, call_id: str, name: str, text: str, extra: dict[str, Any]) -> bytes:
+    def _tool_error(
+        self, call_id: str, name: str, text: str, raw: str | None, extra: dict[str, Any]
+    ) -> bytes:
         self.open_calls.pop(call_id, None)
         chunk: dict[str, Any] = {
             "type": "tool-input-error",
             "toolCallId": call_id,
             "toolName": name,
+            "input": raw,  # the raw argument text, never a parsed value to run
             "errorText": text,
             "toolMetadata": {"unspool": extra},
         }
@@ -151,9 +154,9 @@ class AiSdkEncoder:
             return [*self._end_part(), _chunk(available)]
         if isinstance(event, ActionInvalid):
             data = event.to_dict()
-            extra = {"reason": event.reason, "errors": data["errors"], "raw": data["raw"]}
+            extra = {"reason": event.reason, "errors": data["errors"]}
             name = event.name or self.open_calls.get(event.id) or "unknown"
-            error = self._tool_error(event.id, name, invalid_text(event), extra)
+            error = self._tool_error(event.id, name, invalid_text(event), event.raw, extra)
             return [*self._end_part(), error]
         if isinstance(event, ActionResult):
             output = {
@@ -207,7 +210,7 @@ class AiSdkEncoder:
         out = self._end_part()
         for call_id, name in list(self.open_calls.items()):
             text = "invalid action (truncated): the stream ended inside the action"
-            out.append(self._tool_error(call_id, name, text, {"reason": "truncated"}))
+            out.append(self._tool_error(call_id, name, text, None, {"reason": "truncated"}))
         out.append(_chunk({"type": "finish-step"}))
         if event.reason == "aborted":
             out.append(_chunk({"type": "abort", "reason": "aborted"}))
