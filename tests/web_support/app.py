@@ -26,7 +26,14 @@ from unspool import ActionRegistry, Dispatcher, TagParser, astream, stream
 from unspool.events import Event, FinishReason
 from unspool.web import EventStreamResponse, ResumableStreams
 
-__all__ = ["REPLY", "SECRET", "build_app", "reference_events", "scenario_chunks"]
+__all__ = [
+    "REPLY",
+    "SECRET",
+    "build_app",
+    "reference_dicts",
+    "reference_events",
+    "scenario_chunks",
+]
 
 REPLY = (
     "<think>The user wants the kit, twice.</think>Sure! "
@@ -96,24 +103,36 @@ def reference_events(scenario: str) -> list[Event]:
     return list(Dispatcher(_registry()).run(events))
 
 
-async def _chunks(scenario: str) -> AsyncIterator[str]:
+def reference_dicts(scenario: str) -> list[dict[str, Any]]:
+    """``to_dict()`` of each reference event, taken as it is produced (as a server does)."""
+    parser = _parser()
+
+    def events() -> Iterator[Event]:
+        for chunk in scenario_chunks(scenario):
+            yield from parser.feed(chunk)
+        yield from parser.finish(_finish(scenario))
+
+    return [e.to_dict() for e in Dispatcher(_registry()).run(events())]
+
+
+async def _chunks(scenario: str, delay: float) -> AsyncIterator[str]:
     for chunk in scenario_chunks(scenario):
-        await asyncio.sleep(0)
+        await asyncio.sleep(delay)
         yield chunk
     if scenario == "failing":
         raise RuntimeError(SECRET)
 
 
-def served_events(scenario: str) -> AsyncIterator[Event]:
+def served_events(scenario: str, delay: float = 0.0) -> AsyncIterator[Event]:
     """The events of ``scenario`` as an application would make them: a source, a
     parser, a dispatcher."""
     if scenario == "failing":
-        events = astream(_chunks(scenario), _parser())
+        events = astream(_chunks(scenario, delay), _parser())
     else:
 
         async def parsed() -> AsyncIterator[Event]:
             parser = _parser()
-            async for chunk in _chunks(scenario):
+            async for chunk in _chunks(scenario, delay):
                 for event in parser.feed(chunk):
                     yield event
             for event in parser.finish(_finish(scenario)):
@@ -152,7 +171,8 @@ def build_app(*, expose_errors: bool = False) -> Starlette:
 
     async def start(request: Request) -> Response:
         key = request.path_params["key"]
-        runs.start(key, served_events(request.query_params["scenario"]))
+        delay = float(request.query_params.get("delay", "0"))
+        runs.start(key, served_events(request.query_params["scenario"], delay))
         return Response(status_code=204)
 
     async def resume(request: Request) -> Response:
