@@ -58,6 +58,7 @@ __version__ = "0.1.0"
 # name -> module that defines it; imported on first attribute access (PEP 562),
 # because these need the optional extra ``unspool[actions]`` (pydantic, jsonschema).
 _LAZY: dict[str, str] = {
+    "ActionContext": "unspool.actions",
     "ActionRegistry": "unspool.actions",
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
@@ -70,6 +71,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
     from unspool.actions import (
+        ActionContext,
         ActionRegistry,
         Dispatcher,
         MemoryLedger,
@@ -107,6 +109,7 @@ __all__ = [
     "UNSET",
     "ActionArgsDelta",
     "ActionComplete",
+    "ActionContext",
     "ActionEmitter",
     "ActionFailed",
     "ActionInvalid",
