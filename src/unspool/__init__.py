@@ -47,10 +47,10 @@ from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.anthropic_adapter import from_anthropic
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
-from unspool.sources.openai_adapter import from_openai
+from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.openai import from_openai
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
 
 __version__ = "0.1.0"
