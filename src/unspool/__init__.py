@@ -50,10 +50,10 @@ from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.anthropic_adapter import from_anthropic
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
-from unspool.sources.openai_adapter import from_openai
+from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.openai import from_openai
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
 
 __version__ = "0.1.0"
@@ -61,6 +61,7 @@ __version__ = "0.1.0"
 # name -> module that defines it; imported on first attribute access (PEP 562),
 # because these need the optional extra ``unspool[actions]`` (pydantic, jsonschema).
 _LAZY: dict[str, str] = {
+    "ActionContext": "unspool.actions",
     "ActionRegistry": "unspool.actions",
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
@@ -78,6 +79,7 @@ _EXTRA = {"unspool.actions": "actions", "unspool.web": "web"}
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
     from unspool.actions import (
+        ActionContext,
         ActionRegistry,
         Dispatcher,
         MemoryLedger,
@@ -117,6 +119,7 @@ __all__ = [
     "UNSET",
     "ActionArgsDelta",
     "ActionComplete",
+    "ActionContext",
     "ActionEmitter",
     "ActionFailed",
     "ActionInvalid",
