@@ -1,6 +1,6 @@
 """The demo page in a real Chromium (Debian's ``chromium``) driven by Playwright.
 
-One browser per test session; the page is served by ``unspool demo --web``'s app on a
+One browser for the module; the page is served by ``unspool demo --web``'s app on a
 real uvicorn server, playing the bundled replies 20 times faster than recorded. The
 test waits for the page's own state and checks the DOM, then saves a screenshot.
 """
@@ -21,8 +21,10 @@ from web_support.server import LiveServer
 CHROMIUM = "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium for this module's tests; closed at its end, because Playwright's sync
+    API keeps an event loop running in the thread, which async tests after it cannot share."""
     if not os.path.exists(CHROMIUM):
         path = shutil.which("chromium") or require_tool("chromium", "apt-get install -y chromium")
     else:
