@@ -151,3 +151,13 @@ def test_ag_ui_client_reads_the_stream(js: Path, server: LiveServer, scenario: s
         assert events[-1]["result"]["reason"] == ref[-1].reason
         # every call is answered (a result, a failure or an invalid action's error)
         assert agent["runFinished"]["pendingToolCallIds"] == []
+
+
+def test_the_vendored_ai_sdk_bundle_is_the_pinned_build(js: Path, tmp_path: Path) -> None:
+    """The demo page's copy of the AI SDK chat client is exactly what
+    ``tests/web_js/vendor_ai_sdk.mjs`` builds from the pinned ``ai`` (no hand edits)."""
+    from unspool.web.static import STATIC_DIR
+
+    run_node(js, "vendor_ai_sdk.mjs", str(tmp_path), expect_json=False)
+    for name in ("ai-sdk-chat.mjs", "ai-sdk-chat.LICENSES.txt"):
+        assert (tmp_path / name).read_bytes() == (STATIC_DIR / "vendor" / name).read_bytes(), name

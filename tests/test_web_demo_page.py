@@ -44,17 +44,24 @@ def demo() -> Iterator[LiveServer]:
         yield live
 
 
+@pytest.mark.parametrize("path", ["/", "/ai-sdk"], ids=["eventsource", "ai-sdk-client"])
 def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
-    browser: Any, demo: LiveServer, tmp_path: Path
+    browser: Any, demo: LiveServer, tmp_path: Path, path: str
 ) -> None:
+    """``/`` reads the "unspool" format with EventSource; ``/ai-sdk`` the "ai-sdk" format
+    with the AI SDK's chat client: the page must end in the same state either way."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{demo.url}/")
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.goto(f"{demo.url}{path}")
+    client = "ai-sdk" if path == "/ai-sdk" else "unspool"
+    assert page.locator('input[name="client"]:checked').get_attribute("value") == client
 
     page.click("#play-classroom")
     page.wait_for_selector('article[data-reply="classroom"][data-done]', timeout=15_000)
     classroom = page.locator('article[data-reply="classroom"]')
+    assert classroom.get_attribute("data-client") == client
     assert classroom.get_attribute("data-done") == "truncated"
     assert page.locator(".slide .spotlight").get_attribute("data-element-id") == "img_leaf"
     assert page.inner_text("#whiteboard .wb-text") == "6CO₂ + 6H₂O → C₆H₁₂O₆ + 6O₂"
@@ -83,7 +90,8 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
     text = shop.locator(".text > span").all_inner_texts()
     assert "".join(text).startswith("Sure! This kit has a microscope and 20 prepared slides.")
 
-    page.screenshot(path=str(tmp_path / "demo-page.png"), full_page=True)
-    assert (tmp_path / "demo-page.png").stat().st_size > 10_000
+    shot = tmp_path / f"demo-page-{client}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
     assert errors == []
     page.close()
