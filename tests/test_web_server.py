@@ -61,7 +61,7 @@ def test_each_format_has_its_media_type_and_headers(format: str, extra: dict[str
 
 def test_keep_alive_comments_flow_while_the_model_is_silent() -> None:
     async def silent_then_text() -> AsyncIterator[Event]:
-        await asyncio.sleep(0.35)
+        await asyncio.sleep(0.5)
         yield TextDelta("hello")
         yield StreamDone("complete", text_chars=5)
 
