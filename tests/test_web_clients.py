@@ -207,5 +207,5 @@ def test_the_vendored_ai_sdk_bundle_is_the_pinned_build(js: Path, tmp_path: Path
     from unspool.web.static import STATIC_DIR
 
     run_node(js, "vendor_ai_sdk.mjs", str(tmp_path), expect_json=False)
-    for name in ("ai-sdk-chat.mjs", "ai-sdk-chat.LICENSES.txt"):
+    for name in ("ai-sdk-chat.js", "ai-sdk-chat.LICENSES.txt"):
         assert (tmp_path / name).read_bytes() == (STATIC_DIR / "vendor" / name).read_bytes(), name

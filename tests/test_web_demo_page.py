@@ -95,3 +95,46 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
     assert shot.stat().st_size > 10_000
     assert errors == []
     page.close()
+
+
+def test_unspool_demo_web_serves_the_page_and_every_format() -> None:
+    """The documented command, as a user runs it: a server on 127.0.0.1 at ``--port``."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "unspool", "demo", "--web", "--port", str(port)]
+    server = subprocess.Popen([*command, "--speed", "50"], stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                replies = httpx.get(f"{base}/api/replies").json()
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and server.poll() is None, "no server"
+                time.sleep(0.05)
+        assert [r["name"] for r in replies["replies"]] == ["classroom", "shop"]
+        assert "unspool" in httpx.get(f"{base}/ai-sdk").text
+        bundle = httpx.get(f"{base}/static/vendor/ai-sdk-chat.js")
+        assert bundle.headers["content-type"].startswith(
+            ("text/javascript", "application/javascript")
+        )
+        chat = httpx.post(f"{base}/api/chat", json={"reply": "shop"}, timeout=10)
+        assert chat.headers["x-vercel-ai-ui-message-stream"] == "v1"
+        assert '"type":"tool-input-available","toolCallId"' in chat.text
+        assert chat.text.endswith("data: [DONE]\n\n")
+        run = {"threadId": "t", "runId": "r", "forwardedProps": {"reply": "classroom"}}
+        ag_ui = httpx.post(f"{base}/api/ag-ui", json=run, timeout=10)
+        assert '"type":"RUN_FINISHED","threadId":"t","runId":"r"' in ag_ui.text
+        assert httpx.post(f"{base}/api/runs", json={"reply": "nope"}).status_code == 400
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

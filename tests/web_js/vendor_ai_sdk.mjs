@@ -2,7 +2,7 @@
 //
 // The page has no build step and users have no node_modules, so the AI SDK's own
 // AbstractChat and DefaultChatTransport (what useChat wraps) are shipped with unspool as
-// one ES module: src/unspool/web/static/vendor/ai-sdk-chat.mjs, with the licences of the
+// one ES module: src/unspool/web/static/vendor/ai-sdk-chat.js, with the licences of the
 // packages bundled into it beside it. The web tests rebuild both and compare them byte for
 // byte with the committed files, so the copy is exactly this build of the pinned versions.
 //
@@ -18,7 +18,7 @@ const result = await esbuild.build({
   stdin: {
     contents: 'export { AbstractChat, DefaultChatTransport } from "ai";\n',
     resolveDir: process.cwd(),
-    sourcefile: "ai-sdk-chat.mjs",
+    sourcefile: "ai-sdk-chat-entry.js",
   },
   bundle: true,
   format: "esm",
@@ -48,6 +48,6 @@ const notices = [...packages].sort().map((name) => {
   return `==== ${name}@${meta.version} (${meta.license}) ====\n\n${text.trim()}\n`;
 });
 
-writeFileSync(join(outDir, "ai-sdk-chat.mjs"), result.outputFiles[0].text);
+writeFileSync(join(outDir, "ai-sdk-chat.js"), result.outputFiles[0].text);
 writeFileSync(join(outDir, "ai-sdk-chat.LICENSES.txt"),
-  "The packages bundled into ai-sdk-chat.mjs, and their licences.\n\n" + notices.join("\n"));
+  "The packages bundled into ai-sdk-chat.js, and their licences.\n\n" + notices.join("\n"));

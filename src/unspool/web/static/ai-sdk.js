@@ -3,7 +3,7 @@
 // The chat keeps the assistant message as parts; each snapshot is drawn into the same
 // ReplyView as the EventSource path, and onToolCall runs the page's action, which the
 // AI SDK calls only for a complete tool input (an invalid one arrives as output-error).
-import { AbstractChat, DefaultChatTransport } from "/static/vendor/ai-sdk-chat.mjs";
+import { AbstractChat, DefaultChatTransport } from "/static/vendor/ai-sdk-chat.js";
 
 const ENDINGS = { stop: "complete", length: "truncated", error: "error" };
 
