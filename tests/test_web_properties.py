@@ -96,6 +96,13 @@ def test_every_format_keeps_the_streams_meaning(case: tuple[str, list[int], str]
     }
     errors = [c["toolCallId"] for c in chunks[:-1] if c["type"] == "tool-input-error"]
     assert executable == complete
+    for call_id, args in complete.items():  # the raw deltas join into the args' JSON text
+        raw = "".join(
+            c["inputTextDelta"]
+            for c in chunks[:-1]
+            if c["type"] == "tool-input-delta" and c["toolCallId"] == call_id
+        )
+        assert json.loads(raw) == args
     assert sorted(errors) == sorted(invalid) and len(errors) == len(set(errors))
 
     ag = [
