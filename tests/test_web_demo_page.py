@@ -20,6 +20,20 @@ from web_support.server import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 
+# Records every text an action panel's arguments showed, in order.
+WATCH_ARGS = """() => {
+  window.argsSeen = [];
+  new MutationObserver((mutations) => {
+    for (const m of mutations) {
+      const node = m.target.nodeType === Node.TEXT_NODE ? m.target.parentElement : m.target;
+      if (node && node.classList && node.classList.contains("args")) {
+        window.argsSeen.push([node.closest(".action").dataset.name, node.textContent]);
+      }
+    }
+  }).observe(document.getElementById("transcript"),
+             { subtree: true, childList: true, characterData: true });
+}"""
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
@@ -70,6 +84,7 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
     assert table.get_attribute("data-reason") == "truncated"
     assert page.locator("#whiteboard table").count() == 0  # never run
 
+    page.evaluate(WATCH_ARGS)
     page.click("#play-shop")
     page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
     shop = page.locator('article[data-reply="shop"]')
@@ -87,6 +102,12 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
         "show_product_modal",
         "add_to_cart",
     ]
+    # the modal's arguments filled in live, before the action ran
+    shown = [
+        text for name, text in page.evaluate("window.argsSeen") if name == "show_product_modal"
+    ]
+    final = '{"productId":"kit-42","viewMode":"compact"}'
+    assert shown[-1] == final and '{"productId":"kit-42"}' in shown[:-1]
     text = shop.locator(".text > span").all_inner_texts()
     assert "".join(text).startswith("Sure! This kit has a microscope and 20 prepared slides.")
 
