@@ -310,6 +310,23 @@ max_class(Py_UCS4 c)
     return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
 }
 
+/* Copy from[a:a+len] into to[at:], to being wide enough.  (Not PyUnicode_CopyCharacters:
+ * for Latin-1 text into an ASCII string, CPython 3.11 checks the characters at the
+ * start of `from` rather than those copied.) */
+static void
+copy_range(PyObject *to, Py_ssize_t at, PyObject *from, Py_ssize_t a, Py_ssize_t len)
+{
+    int tk = PyUnicode_KIND(to), fk = PyUnicode_KIND(from);
+    void *td = PyUnicode_DATA(to);
+    const void *fd = PyUnicode_DATA(from);
+    if (tk == fk) {
+        memcpy((char *)td + (size_t)at * (size_t)tk, (const char *)fd + (size_t)a * (size_t)fk,
+               (size_t)len * (size_t)fk);
+        return;
+    }
+    for (Py_ssize_t k = 0; k < len; k++) PyUnicode_WRITE(tk, td, at + k, PyUnicode_READ(fk, fd, a + k));
+}
+
 /* Make sbuf extra characters longer, able to hold maxc; the new room is at the end. */
 static int
 s_grow(Machine *m, Py_ssize_t extra, Py_UCS4 maxc)
@@ -319,10 +336,7 @@ s_grow(Machine *m, Py_ssize_t extra, Py_UCS4 maxc)
     if (m->sbuf == NULL || max_class(newmax) != max_class(m->smax)) {
         PyObject *n = PyUnicode_New(old + extra, newmax);
         if (n == NULL) return -1;
-        if (old && PyUnicode_CopyCharacters(n, 0, m->sbuf, 0, old) < 0) {
-            Py_DECREF(n);
-            return -1;
-        }
+        if (old) copy_range(n, 0, m->sbuf, 0, old);
         Py_XSETREF(m->sbuf, n);
     } else if (PyUnicode_Resize(&m->sbuf, old + extra) < 0) {
         return -1;
@@ -354,7 +368,8 @@ s_append_range(Machine *m, PyObject *s, Py_ssize_t a, Py_ssize_t b)
         mx = m->smax;
     Py_ssize_t old = m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
     if (s_grow(m, b - a, mx) < 0) return -1;
-    return PyUnicode_CopyCharacters(m->sbuf, old, s, a, b - a) < 0 ? -1 : 0;
+    copy_range(m->sbuf, old, s, a, b - a);
+    return 0;
 }
 
 static int
