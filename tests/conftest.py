@@ -15,7 +15,7 @@ import pytest
 
 from unspool.core import machines
 
-BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_speedups")
+BOTH_MACHINES = ("test_find_json", "test_oneshot")
 """Modules outside ``test_core_*`` that also run on both machines."""
 
 MACHINES = ["python", "c"] if machines.AVAILABLE else ["python"]

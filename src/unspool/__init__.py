@@ -26,6 +26,7 @@ from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
 from unspool.core.find import JsonMatch, find_all_json, find_json
 from unspool.core.jsonstream import JsonStream, parse_partial
 from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.machines import ACCELERATED as accelerated
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
@@ -162,6 +163,7 @@ __all__ = [
     "ValueEnd",
     "ValueStart",
     "__version__",
+    "accelerated",
     "aencode_sse",
     "aiter_sse",
     "astream",
