@@ -125,9 +125,9 @@ def best_time(text: str, size: int = 4, repeat: int = 3) -> float:
     chunks = [text[i : i + size] for i in range(0, len(text), size)]
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.thread_time()  # CPU time: other processes on the core do not count
         run_chunks(InterleavedParser(stream_id="stream"), chunks)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.thread_time() - start)
     return best
 
 
