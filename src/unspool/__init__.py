@@ -45,6 +45,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
@@ -185,4 +186,5 @@ __all__ = [
     "stream",
     "stream_model",
     "stream_sse",
+    "to_jsonable",
 ]
