@@ -85,6 +85,25 @@ ProsePolicy = Literal["stream", "hold"]
 _PROSE, _ARRAY, _CLOSING, _AFTER = 0, 1, 2, 3
 _CLOSING_FENCE = re.compile(r"`{3,}")
 _ARRAY_START = re.compile(r"\[\s*[{\]]")
+_BRACES = re.compile(r"[{}]")
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut before each ``{`` and after each ``}``, so that the piece in which an
+    object opens starts with its ``{`` and the piece in which it closes ends with its
+    ``}``: the params' raw text is then a run of whole pieces (see ``ItemTracker``)."""
+    if "{" not in text and "}" not in text:
+        return [text]
+    out: list[str] = []
+    start = 0
+    for m in _BRACES.finditer(text):
+        cut = m.start() if m.group() == "{" else m.end()
+        if cut > start:
+            out.append(text[start:cut])
+            start = cut
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 class _Candidate:
@@ -324,21 +343,23 @@ class InterleavedParser:
         was rejected."""
         cand = self._cand
         assert cand is not None
-        before = cand.fed
         cand.chunks.append(text)
-        cand.fed += len(text)
-        try:
-            events = cand.core.feed_events(text)
-        except MalformedJSON as err:
-            return self._malformed(err, before, out)
         tracker = cand.tracker
-        tracker.handle(events)
-        if tracker.closed:
-            rel = tracker.tail_start
-            if rel is None:  # only whitespace after the root, or a '/' the core holds back
-                body = text.rstrip()
-                rel = before + len(body) - 1 if body.endswith("/") else cand.fed
-            return self._closed(cand, rel, out)
+        for piece in _pieces(text):
+            before = cand.fed
+            cand.fed += len(piece)
+            try:
+                events = cand.core.feed_events(piece)
+            except MalformedJSON as err:
+                return self._malformed(err, before, out)
+            tracker.handle(events, piece, flush=False)
+            if tracker.closed:
+                rel = tracker.tail_start
+                if rel is None:  # only whitespace after the root, or a '/' the core holds back
+                    body = piece.rstrip()
+                    rel = before + len(body) - 1 if body.endswith("/") else cand.fed
+                return self._closed(cand, rel, out)
+        tracker.flush_args()
         if tracker.confirmed:
             self._held.clear()
         out.extend(tracker.take())
@@ -435,11 +456,12 @@ class InterleavedParser:
         try:
             fresh.feed_events(text[:before])
             if epos > before:
-                tracker.handle(fresh.feed_events(text[before:epos]))
+                for piece in _pieces(text[before:epos]):
+                    tracker.handle(fresh.feed_events(piece), piece)
             for char in text[max(before, epos) :]:
                 if tracker.closed:
                     break
-                tracker.handle(fresh.feed_events(char))
+                tracker.handle(fresh.feed_events(char), char)
         except MalformedJSON:
             pass  # the same error again, at the same character: its events are in now
         if tracker.closed:
