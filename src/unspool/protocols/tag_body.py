@@ -146,6 +146,11 @@ class BodyScanner:
                     self._take(piece)
                     return -1
                 used = len(piece) - len(stream.tail)
+                if used < 0:
+                    # the value ended inside text taken at an earlier feed (lenient mode's
+                    # lookahead held it): that text, already in the body, follows the value
+                    self._after_value(stream.tail[:-used])
+                    used = 0
                 self._take(piece[:used])
                 self._scanning = True
                 i += used
@@ -199,6 +204,12 @@ class BodyScanner:
             if opened or self._args_state != _ARGS_BEFORE:
                 self._delta.append(piece)
             i = j
+
+    def _after_value(self, taken: str) -> None:
+        """``taken``, the last characters of the body so far, came after the value: note
+        it as extra text like :meth:`_take_raw` does (it holds no ``<``, so no closer)."""
+        if self._error is None and self._extra_at < 0 and taken.strip():
+            self._extra_at = self._size - len(taken.lstrip())
 
     def _take_raw(self, text: str) -> None:
         if self._error is None and self._extra_at < 0 and text.strip():
