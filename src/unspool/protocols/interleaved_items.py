@@ -44,7 +44,7 @@ __all__ = ["ItemTracker"]
 _MISSING: Any = object()
 _NAME_KEYS = ("name", "tool_name")
 _ARGS_KEYS = ("params", "parameters")
-_ID_KEYS = ("action_id", "tool_id")
+_ID_KEYS = ("action_id", "tool_id", "id")  # the model's id, kept as ActionStarted.action_id
 
 
 def _truthy(value: Any) -> bool:
