@@ -7,11 +7,14 @@ Layers (see ``docs/architecture.md``):
 * ``unspool.protocols``: text in, events out (interleaved array, tags, plain text, tool calls).
 * ``unspool.actions``: validation and exactly-once execution (extra ``unspool[actions]``).
 * ``unspool.sources``: iterables, SSE bytes, OpenAI/Anthropic SDK streams, ``generate()``.
+* ``unspool.web``: events to browsers as SSE: unspool, AI SDK and AG-UI formats
+  (extra ``unspool[web]``).
 * ``unspool.cli``: the ``unspool`` command (extra ``unspool[cli]``).
 
 Everything except ``unspool.actions`` is importable without any third-party package.
-The action names (``ActionRegistry``, ``Dispatcher``...) need pydantic and are imported
-lazily, on first access, so ``import unspool`` never requires it.
+The action names (``ActionRegistry``, ``Dispatcher``...) need pydantic, and the web names
+(``encode_sse``, ``EventStreamResponse``...) Starlette; both are imported lazily, on first
+access, so ``import unspool`` never requires them.
 """
 
 from __future__ import annotations
@@ -47,10 +50,10 @@ from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.anthropic_adapter import from_anthropic
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
-from unspool.sources.openai_adapter import from_openai
+from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.openai import from_openai
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
 
 __version__ = "0.1.0"
@@ -69,7 +72,12 @@ _LAZY: dict[str, str] = {
     "ModelStream": "unspool.actions",
     "stream_model": "unspool.actions",
     "astream_model": "unspool.actions",
+    "encode_sse": "unspool.web",
+    "aencode_sse": "unspool.web",
+    "EventStreamResponse": "unspool.web",
+    "ResumableStreams": "unspool.web",
 }
+_EXTRA = {"unspool.actions": "actions", "unspool.web": "web"}
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
     from unspool.actions import (
@@ -85,6 +93,7 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         astream_model,
         stream_model,
     )
+    from unspool.web import EventStreamResponse, ResumableStreams, aencode_sse, encode_sse
 
 
 def __getattr__(name: str) -> Any:
@@ -96,9 +105,10 @@ def __getattr__(name: str) -> Any:
     except ImportError as exc:
         if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
             raise
+        extra = _EXTRA[module]
         raise ImportError(
-            f"unspool.{name} needs the optional dependencies of unspool[actions] "
-            f"(pip install 'unspool[actions]'): {exc}"
+            f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
+            f"(pip install 'unspool[{extra}]'): {exc}"
         ) from exc
     globals()[name] = value
     return value
@@ -128,6 +138,7 @@ __all__ = [
     "Diagnostic",
     "Dispatcher",
     "Event",
+    "EventStreamResponse",
     "InterleavedParser",
     "JsonMatch",
     "JsonStream",
@@ -143,6 +154,7 @@ __all__ = [
     "RedisLedger",
     "RefusalDelta",
     "Repair",
+    "ResumableStreams",
     "SSEDecoder",
     "SSEMessage",
     "Skipped",
@@ -158,10 +170,12 @@ __all__ = [
     "ValueEnd",
     "ValueStart",
     "__version__",
+    "aencode_sse",
     "aiter_sse",
     "astream",
     "astream_model",
     "astream_sse",
+    "encode_sse",
     "find_all_json",
     "find_json",
     "from_anthropic",

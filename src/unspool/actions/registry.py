@@ -33,6 +33,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from unspool.actions.context import ActionContext
+from unspool.actions.tool_formats import TOOL_FORMATS
 from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
 from unspool.protocols.emitter import Validation
 
@@ -308,27 +309,20 @@ class ActionRegistry:
         """The JSON Schema of the args of ``name`` (``KeyError`` if unknown)."""
         return dict(self._specs[name].schema)
 
-    def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
-        """Every action as a tool definition for a prompt or an API call:
-        ``"openai"`` (Chat Completions ``tools=``), ``"openai_responses"``
-        (Responses API), ``"anthropic"`` (Messages ``tools=``) or ``"json"``
-        (``{"name", "description", "parameters"}``, for a system prompt)."""
+    def tools(self, format: ToolFormat | str = "openai") -> list[dict[str, Any]]:
+        """Every action as a tool definition for a prompt or an API call, in a format of
+        :data:`~unspool.actions.tool_formats.TOOL_FORMATS`: ``"openai"`` (Chat
+        Completions ``tools=``), ``"openai_responses"`` (Responses API), ``"anthropic"``
+        (Messages ``tools=``), ``"json"`` (``{"name", "description", "parameters"}``, for
+        a system prompt), or a provider table row's ``tool_format``."""
+        formatter = TOOL_FORMATS.get(format)
+        if formatter is None:
+            known = ", ".join(repr(name) for name in TOOL_FORMATS)
+            raise ValueError(f"unknown tool format {format!r}: expected one of {known}")
         out: list[dict[str, Any]] = []
         for spec in self._specs.values():
             params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
-            described: dict[str, Any] = {"name": spec.name}
-            if spec.description:
-                described["description"] = spec.description
-            if format == "openai":
-                out.append({"type": "function", "function": {**described, "parameters": params}})
-            elif format == "openai_responses":
-                out.append({"type": "function", **described, "parameters": params})
-            elif format == "anthropic":
-                out.append({**described, "input_schema": params})
-            elif format == "json":
-                out.append({**described, "parameters": params})
-            else:
-                raise ValueError(f"unknown tool format {format!r}")
+            out.append(formatter(spec.name, spec.description or None, params))
         return out
 
 
