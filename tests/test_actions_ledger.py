@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 import threading
 import time
@@ -208,3 +209,14 @@ def test_sqlite_synchronous_option(tmp_path: Path) -> None:
         assert ledger._db().execute("PRAGMA synchronous").fetchone() == (2,)
     with pytest.raises(ValueError, match="synchronous"):
         SqliteLedger(tmp_path / "x.db", synchronous="OFF")  # type: ignore[arg-type]
+
+
+def test_sqlite_connections_of_finished_threads_are_closed(tmp_path: Path) -> None:
+    """A concurrent dispatcher's pool threads come and go; their connections go with them."""
+    with SqliteLedger(tmp_path / "t.db") as ledger:
+        for n in range(10):
+            worker = threading.Thread(target=ledger.get, args=(f"k{n}",))
+            worker.start()
+            worker.join()
+        gc.collect()
+        assert len(ledger._all) == 1  # this thread's
