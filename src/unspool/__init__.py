@@ -68,6 +68,8 @@ _LAZY: dict[str, str] = {
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
     "SqliteLedger": "unspool.actions",
+    "PostgresLedger": "unspool.actions",
+    "RedisLedger": "unspool.actions",
     "PartialModel": "unspool.actions",
     "ModelStream": "unspool.actions",
     "stream_model": "unspool.actions",
@@ -87,6 +89,8 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         MemoryLedger,
         ModelStream,
         PartialModel,
+        PostgresLedger,
+        RedisLedger,
         SqliteLedger,
         astream_model,
         stream_model,
@@ -101,6 +105,8 @@ def __getattr__(name: str) -> Any:
     try:
         value = getattr(importlib.import_module(module), name)
     except ImportError as exc:
+        if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
+            raise
         extra = _EXTRA[module]
         raise ImportError(
             f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
@@ -145,7 +151,9 @@ __all__ = [
     "PartialModel",
     "PathEvent",
     "PlainTextParser",
+    "PostgresLedger",
     "ReasoningDelta",
+    "RedisLedger",
     "RefusalDelta",
     "Repair",
     "ResumableStreams",
