@@ -54,11 +54,11 @@ def is_record(value: Any) -> bool:
 
 
 def plain(value: Any) -> Any:
-    """An SDK object as its JSON form (``model_dump``, ``None`` fields left out);
-    decoded JSON unchanged."""
+    """An SDK object as its JSON form (``model_dump`` of the fields the provider sent,
+    so it equals the decoded wire JSON); decoded JSON unchanged."""
     dump = getattr(value, "model_dump", None)
     if callable(dump) and not isinstance(value, Mapping):
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        return dump(mode="json", by_alias=True, exclude_unset=True)
     return value
 
 

@@ -12,8 +12,8 @@
   (``computer``), a ``tool_search_call`` with ``execution: "client"``
   (``tool_search``) and ``mcp_approval_request`` (the client's approval is asked):
   their args are the item's own fields (``action``, ``operation``, ``arguments``...)
-  without ``id``, ``call_id``, ``type`` and ``status``, given whole when the item
-  is done; the provider's ``call_id`` (or ``id``) is the ``action_id``;
+  without ``id``, ``call_id``, ``type`` and ``status``, given whole (as JSON with
+  sorted keys) when the item is done; the provider's ``call_id`` (or ``id``) is the ``action_id``;
 * items the provider runs itself (web and file search, code interpreter, image
   generation, ``mcp_call``, ``mcp_list_tools``...) are reported once each
   (``Diagnostic(kind="hosted_tool")``) and never become actions;
@@ -269,11 +269,12 @@ class ResponsesReader:
                 return []  # already ended (the stream went on after a duplicate)
             fields = plain(item)
             args = (
-                {k: v for k, v in fields.items() if k not in _ITEM_META and v is not None}
+                {k: v for k, v in fields.items() if k not in _ITEM_META}
                 if isinstance(fields, Mapping)
                 else {}
             )
-            events += merger.tool_args(key, json.dumps(args, ensure_ascii=False, default=str))
+            text = json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+            events += merger.tool_args(key, text)
             return events + merger.tool_stop(key)
         if kind in _TEXT_ITEMS:
             return []
