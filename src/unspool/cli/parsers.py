@@ -25,7 +25,7 @@ from unspool.cli.inputs import InputError
 from unspool.cli.records import JsonDone, Record, SchemaCheck, detach
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
-from unspool.events import FinishReason
+from unspool.events import FinishReason, new_stream_id
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.parsers import ProtocolName, TextParser
 from unspool.sources.providers.table import CLI_NAMES, by_cli_name
@@ -110,10 +110,13 @@ def make_stream_parser(
     lenient: bool = False,
     registry: ActionValidator | None = None,
     check: Callable[[Any], SchemaCheck] | None = None,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     text_protocol: str = "plain",
 ) -> StreamParser:
-    """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`)."""
+    """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`); without ``stream_id``
+    its action ids are fresh (:func:`~unspool.events.new_stream_id`)."""
+    if stream_id is None:
+        stream_id = new_stream_id()
     if protocol == "json":
         return JsonParser(lenient=lenient, check=check)
     if protocol == "interleaved":
