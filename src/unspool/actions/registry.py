@@ -37,7 +37,9 @@ from unspool.protocols.emitter import Validation
 __all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
 
 UnknownPolicy = Literal["invalid", "pass"]
-ToolFormat = Literal["openai", "openai_responses", "anthropic", "json"]
+ToolFormat = Literal[
+    "openai", "openai_responses", "anthropic", "gemini", "bedrock", "ollama", "json"
+]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -268,8 +270,18 @@ class ActionRegistry:
     def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
         """Every action as a tool definition for a prompt or an API call:
         ``"openai"`` (Chat Completions ``tools=``), ``"openai_responses"``
-        (Responses API), ``"anthropic"`` (Messages ``tools=``) or ``"json"``
-        (``{"name", "description", "parameters"}``, for a system prompt)."""
+        (Responses API), ``"anthropic"`` (Messages ``tools=``), ``"gemini"`` (one
+        ``{"function_declarations": [...]}`` tool for ``GenerateContentConfig(tools=...)``,
+        the schema as ``parameters_json_schema``), ``"bedrock"`` (Converse
+        ``toolConfig={"tools": ...}``: ``{"toolSpec": ...}`` entries), ``"ollama"``
+        (``chat(tools=...)``) or ``"json"`` (``{"name", "description", "parameters"}``,
+        for a system prompt)."""
+        if format == "gemini":
+            declarations = [
+                {k if k != "parameters" else "parameters_json_schema": v for k, v in d.items()}
+                for d in self.tools("json")
+            ]
+            return [{"function_declarations": declarations}] if declarations else []
         out: list[dict[str, Any]] = []
         for spec in self._specs.values():
             params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
@@ -282,6 +294,10 @@ class ActionRegistry:
                 out.append({"type": "function", **described, "parameters": params})
             elif format == "anthropic":
                 out.append({**described, "input_schema": params})
+            elif format == "bedrock":
+                out.append({"toolSpec": {**described, "inputSchema": {"json": params}}})
+            elif format == "ollama":
+                out.append({"type": "function", "function": {**described, "parameters": params}})
             elif format == "json":
                 out.append({**described, "parameters": params})
             else:
