@@ -341,19 +341,11 @@ def test_json_schema_and_tool_formats() -> None:
     }
     assert registry.tools("gemini") == [
         {
-            "function_declarations": [
-                {
-                    "name": "navigate",
-                    "description": "Navigate to a route.",
-                    "parameters_json_schema": params,
-                },
-                {
-                    "name": "route",
-                    "description": "Go to a route.",
-                    "parameters_json_schema": route_params,
-                },
-            ]
-        }
+            "name": "navigate",
+            "description": "Navigate to a route.",
+            "parameters_json_schema": params,
+        },
+        {"name": "route", "description": "Go to a route.", "parameters_json_schema": route_params},
     ]
     assert registry.tools("bedrock")[1] == {
         "toolSpec": {
@@ -363,7 +355,6 @@ def test_json_schema_and_tool_formats() -> None:
         }
     }
     assert registry.tools("ollama") == registry.tools("openai")
-    assert ActionRegistry().tools("gemini") == []
     with pytest.raises(ValueError, match="unknown tool format"):
         registry.tools("xml")  # type: ignore[arg-type]
     assert list(registry) == ["navigate", "route"]

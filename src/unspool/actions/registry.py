@@ -270,18 +270,12 @@ class ActionRegistry:
     def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
         """Every action as a tool definition for a prompt or an API call:
         ``"openai"`` (Chat Completions ``tools=``), ``"openai_responses"``
-        (Responses API), ``"anthropic"`` (Messages ``tools=``), ``"gemini"`` (one
-        ``{"function_declarations": [...]}`` tool for ``GenerateContentConfig(tools=...)``,
-        the schema as ``parameters_json_schema``), ``"bedrock"`` (Converse
+        (Responses API), ``"anthropic"`` (Messages ``tools=``), ``"gemini"`` (function
+        declarations, the schema as ``parameters_json_schema``: pass
+        ``tools=[{"function_declarations": registry.tools("gemini")}]``), ``"bedrock"`` (Converse
         ``toolConfig={"tools": ...}``: ``{"toolSpec": ...}`` entries), ``"ollama"``
         (``chat(tools=...)``) or ``"json"`` (``{"name", "description", "parameters"}``,
         for a system prompt)."""
-        if format == "gemini":
-            declarations = [
-                {k if k != "parameters" else "parameters_json_schema": v for k, v in d.items()}
-                for d in self.tools("json")
-            ]
-            return [{"function_declarations": declarations}] if declarations else []
         out: list[dict[str, Any]] = []
         for spec in self._specs.values():
             params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
@@ -294,6 +288,8 @@ class ActionRegistry:
                 out.append({"type": "function", **described, "parameters": params})
             elif format == "anthropic":
                 out.append({**described, "input_schema": params})
+            elif format == "gemini":
+                out.append({**described, "parameters_json_schema": params})
             elif format == "bedrock":
                 out.append({"toolSpec": {**described, "inputSchema": {"json": params}}})
             elif format == "ollama":

@@ -169,7 +169,7 @@ class GeminiDecoder(ProviderDecoder):
             )
         reason = _name(field(candidate, "finish_reason"))
         if reason:
-            events.extend(self._finish(reason, get_str(candidate, "finish_message")))
+            events.extend(self._finish(reason, _name(field(candidate, "finish_message"))))
         return events
 
     def _part(self, part: Any) -> list[Event]:
