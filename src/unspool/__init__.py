@@ -51,7 +51,20 @@ from unspool.sources.anthropic_adapter import from_anthropic
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
 from unspool.sources.openai_adapter import from_openai
+from unspool.sources.providers.bedrock import from_bedrock
+from unspool.sources.providers.gemini import from_gemini
+from unspool.sources.providers.ollama import from_ollama
+from unspool.sources.providers.tool_results import (
+    MissingOutcome,
+    anthropic_results,
+    bedrock_results,
+    gemini_results,
+    ollama_results,
+    openai_chat_results,
+    openai_responses_results,
+)
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
+from unspool.sources.turns import TurnLoop, run_turns
 
 __version__ = "0.1.0"
 
@@ -125,6 +138,7 @@ __all__ = [
     "LimitExceeded",
     "MalformedJSON",
     "MemoryLedger",
+    "MissingOutcome",
     "ModelStream",
     "PartialModel",
     "PathEvent",
@@ -143,26 +157,37 @@ __all__ = [
     "TagParser",
     "TextDelta",
     "ToolCallAssembler",
+    "TurnLoop",
     "Validation",
     "ValueEnd",
     "ValueStart",
     "__version__",
     "aiter_sse",
+    "anthropic_results",
     "astream",
     "astream_model",
     "astream_sse",
+    "bedrock_results",
     "find_all_json",
     "find_json",
     "from_anthropic",
+    "from_bedrock",
+    "from_gemini",
+    "from_ollama",
     "from_openai",
+    "gemini_results",
     "generate",
     "iter_sse",
     "loads",
     "loads_with_repairs",
+    "ollama_results",
+    "openai_chat_results",
+    "openai_responses_results",
     "parse_interleaved",
     "parse_partial",
     "parse_tags",
     "repair",
+    "run_turns",
     "stream",
     "stream_model",
     "stream_sse",
