@@ -209,3 +209,15 @@ def test_decoder_citations_redacted_reasoning_and_unknown_deltas() -> None:
         ),
         StreamDone("complete", 0, 0, 2),
     ]
+
+
+def test_recognise_and_unwrap(server: ReplayServer) -> None:
+    from unspool.sources.providers.bedrock import recognise, unwrap
+
+    response = converse(server, [TOOLS_BODY])
+    assert unwrap(response) is response["stream"]
+    assert unwrap({"stream": 1}) is None and unwrap([1]) is None
+    items = list(response["stream"])
+    assert all(recognise(item) for item in items)
+    assert not recognise({"choices": []}) and not recognise({"type": "message_start"})
+    assert not recognise({"messageStart": {}, "x": 1})

@@ -353,3 +353,15 @@ def test_path_writer_rebuilds_any_object_in_document_order(
             text_out += writer.value(segments, "null" if leaf is None else scalar(leaf))
     text_out += writer.close()
     assert json.loads(text_out) == value
+
+
+def test_recognise(server: ReplayServer) -> None:
+    from unspool.sources.providers.gemini import recognise
+
+    server.play(Reply([TOOLS_BODY]))
+    gemini = client(server)
+    chunks = list(gemini.models.generate_content_stream(model=MODEL, contents="x"))
+    assert all(recognise(c) for c in chunks)
+    assert recognise({"promptFeedback": {"blockReason": "SAFETY"}})
+    assert not recognise({"choices": [], "candidates": []})
+    assert not recognise({"type": "message_start"})

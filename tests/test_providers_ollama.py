@@ -124,3 +124,12 @@ def test_raw_objects_without_the_sdk_and_odd_arguments() -> None:
     assert events[2] == ActionComplete("stream:0", 0, "f", {"a": 1})
     assert isinstance(events[5], ActionInvalid) and events[5].reason == "bad_params"
     assert events[-1] == StreamDone("complete", 1, 1, 0)
+
+
+def test_recognise(server: ReplayServer) -> None:
+    from unspool.sources.providers.ollama import recognise
+
+    server.play(Reply([TOOLS_BODY], content_type=CONTENT_TYPE))
+    chunks = list(ollama.Client(host=server.url).chat(model="m", messages=MESSAGES, stream=True))
+    assert all(recognise(c) for c in chunks)
+    assert not recognise({"choices": []}) and not recognise({"type": "ping"})

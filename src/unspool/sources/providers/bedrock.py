@@ -31,7 +31,14 @@ from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str
 from unspool.sources.provider_decoder import ProviderDecoder
 
-__all__ = ["BEDROCK_EVENT_TYPES", "BedrockDecoder", "bedrock_stream", "from_bedrock"]
+__all__ = [
+    "BEDROCK_EVENT_TYPES",
+    "BedrockDecoder",
+    "bedrock_stream",
+    "from_bedrock",
+    "recognise",
+    "unwrap",
+]
 
 _NATURAL = frozenset({"end_turn", "tool_use", "stop_sequence"})
 _CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
@@ -168,11 +175,27 @@ BEDROCK_EVENT_TYPES = frozenset(_HANDLERS)
 """The keys that identify a Converse stream event."""
 
 
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is a Converse stream event: a one-key dict named after the event."""
+    if not isinstance(item, Mapping) or len(item) != 1:
+        return False
+    (name,) = item
+    return name in BEDROCK_EVENT_TYPES or (isinstance(name, str) and name.endswith("Exception"))
+
+
 def bedrock_stream(response: Any) -> Any:
     """The ``EventStream`` of a ``converse_stream`` response (the stream itself unchanged)."""
     if isinstance(response, Mapping) and "stream" in response:
         return response["stream"]
     return response
+
+
+def unwrap(result: Any) -> Any:
+    """The ``EventStream`` inside a ``converse_stream`` response dict, or ``None`` for
+    anything else (how ``generate()`` finds the stream in what the model call returned)."""
+    if isinstance(result, Mapping) and "stream" in result and "ResponseMetadata" in result:
+        return result["stream"]
+    return None
 
 
 def from_bedrock(

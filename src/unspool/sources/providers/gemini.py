@@ -35,7 +35,7 @@ from unspool.sources.payload import get, get_str
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers._partial_args import OutOfOrder, PathWriter, parse_path, scalar
 
-__all__ = ["GeminiDecoder", "from_gemini"]
+__all__ = ["GeminiDecoder", "from_gemini", "recognise"]
 
 _FILTERS = frozenset(
     {
@@ -82,6 +82,13 @@ def _name(value: Any) -> str | None:
     """An enum's or a string's plain value (``FinishReason.STOP`` -> ``"STOP"``)."""
     value = getattr(value, "value", value)
     return value if isinstance(value, str) else None
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is a Gemini stream chunk (it has ``candidates`` or ``prompt_feedback``)."""
+    if get(item, "choices") is not None or get(item, "type") is not None:
+        return False
+    return field(item, "candidates") is not None or field(item, "prompt_feedback") is not None
 
 
 class _Streamed:

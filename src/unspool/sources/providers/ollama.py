@@ -25,7 +25,12 @@ from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str
 from unspool.sources.provider_decoder import ProviderDecoder
 
-__all__ = ["OllamaDecoder", "from_ollama"]
+__all__ = ["OllamaDecoder", "from_ollama", "recognise"]
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is an Ollama chat chunk (it has ``message`` and ``done``)."""
+    return get(item, "done") is not None and get(item, "message") is not None
 
 
 class OllamaDecoder(ProviderDecoder):
