@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from core_support import assert_same
-from unspool import JsonStream, StringDelta
+from unspool import JsonStream, MalformedJSON, StringDelta, loads, repair
 
 RATIO_LIMIT = 8.0
 REPEATS = 3
@@ -134,6 +134,68 @@ def test_one_megabyte_string_through_feed_events_is_linear() -> None:
         f"4x the string took {t_large / t_small:.1f}x the time "
         f"({t_small * 1000:.0f} ms -> {t_large * 1000:.0f} ms)"
     )
+
+
+# ------------------------------------------------------------------ adversarial inputs
+#
+# Each of these was quadratic once (issue 12): the cause, not only the case, is guarded.
+
+
+def _assert_run_linear(make_run: Callable[[int], Callable[[], Any]], base: int) -> None:
+    small, large = make_run(base), make_run(4 * base)
+    t_small = _best_time(small)
+    t_large = _best_time(large)
+    assert t_large < RATIO_LIMIT * t_small, (
+        f"4x the input took {t_large / t_small:.1f}x the time "
+        f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"
+    )
+
+
+def _chunked(doc: str, size: int, **options: Any) -> Callable[[], Any]:
+    chunks = [doc[i : i + size] for i in range(0, len(doc), size)]
+
+    def run() -> Any:
+        parser = JsonStream(**options)
+        for chunk in chunks:
+            parser.feed(chunk)
+        return parser.finish()
+
+    return run
+
+
+def test_a_root_string_streams_in_linear_time() -> None:
+    """The root slot is released while the string grows, as a container's slot is."""
+    assert _chunked('"' + "a" * 1000, 8)() == "a" * 1000
+    _assert_run_linear(lambda n: _chunked('"' + "a" * n, 8), 100_000)
+
+
+def test_fence_like_backticks_cost_linear_time() -> None:
+    """A run of backticks: each fence opener looks for its info line's end within a bound."""
+
+    def one_shot(n: int) -> Callable[[], Any]:
+        text = "```" * (n // 3)
+
+        def run() -> Any:
+            with pytest.raises(MalformedJSON):
+                loads(text)
+            with pytest.raises(MalformedJSON):
+                repair(text)
+
+        return run
+
+    _assert_run_linear(one_shot, 25_000)
+    _assert_run_linear(lambda n: _chunked("```" * (n // 3), 8, skip_preamble=True), 25_000)
+    _assert_run_linear(lambda n: _chunked("see {" + " " * n, 8, skip_preamble=True), 25_000)
+
+
+def test_undecided_inner_quotes_cost_linear_time() -> None:
+    """Every quote inside a lenient string is decided after a bounded lookahead."""
+    assert _chunked('["' + 'a" b ' * 3 + '"]', 8, lenient=True)() == ['a" b a" b a" b ']
+    _assert_run_linear(lambda n: _chunked('["' + 'a" b ' * (n // 5), 8, lenient=True), 50_000)
+    far = 'a"' + " " * 200 + "b "  # each quote undecided over many chunks
+    _assert_run_linear(lambda n: _chunked('["' + far * (n // len(far)), 8, lenient=True), 50_000)
+    word = '"k": "a" ' + "w" * 300 + '", '  # an unquoted-key lookahead longer than its bound
+    _assert_run_linear(lambda n: _chunked("{" + word * (n // len(word)), 8, lenient=True), 50_000)
 
 
 # ------------------------------------------------------------------------------ memory

@@ -95,7 +95,7 @@ def test_random_arrays_in_random_chunkings(
     body = render(items, ensure_ascii, spaced)
     text = f"{FENCE}json\n{body}\n{FENCE}" if fenced else body
     data: Any = text.encode() if as_bytes else text
-    events = run_chunks(InterleavedParser(), cut(data, points))
+    events = run_chunks(InterleavedParser(stream_id="stream"), cut(data, points))
     core = [e for e in merge_events(events) if type(e).__name__ != "Diagnostic"]
     assert core == expected_events(items)
     # text arrives decoded, never as a lone surrogate, and each character once
@@ -125,7 +125,7 @@ def best_time(text: str, size: int = 4, repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        run_chunks(InterleavedParser(), chunks)
+        run_chunks(InterleavedParser(stream_id="stream"), chunks)
         best = min(best, time.perf_counter() - start)
     return best
 
@@ -134,7 +134,7 @@ def test_linear_cost() -> None:
     small = build_reply(60)  # about 12 KB
     large = build_reply(240)
     assert len(large) > 3.9 * len(small)
-    events = run_chunks(InterleavedParser(), [large])
+    events = run_chunks(InterleavedParser(stream_id="stream"), [large])
     assert events[-1] == done(
         "complete",
         240,
@@ -150,7 +150,7 @@ def test_linear_cost_with_many_rejected_candidates() -> None:
         return "Plain prose. " + ('x = [{"a": "' + "b" * 40 + '"} oops ') * k
 
     small, large = reply(150), reply(600)
-    events = merge_events(run_chunks(InterleavedParser(), [large]))
+    events = merge_events(run_chunks(InterleavedParser(stream_id="stream"), [large]))
     assert events == [T(large), done(chars=len(large))]
     ratio = best_time(large) / best_time(small)
     assert ratio < 8, ratio
@@ -172,8 +172,10 @@ def test_any_input_gives_the_same_events_for_every_chunking(
     pieces: list[str], points: list[int], lenient: bool, prose: str
 ) -> None:
     text = "".join(pieces)
-    whole = run_chunks(InterleavedParser(lenient=lenient, prose=prose), [text])  # type: ignore[arg-type]
-    chunked = run_chunks(InterleavedParser(lenient=lenient, prose=prose), cut(text, points))  # type: ignore[arg-type]
+    whole = run_chunks(InterleavedParser(lenient=lenient, prose=prose, stream_id="stream"), [text])  # type: ignore[arg-type]
+    chunked = run_chunks(
+        InterleavedParser(lenient=lenient, prose=prose, stream_id="stream"), cut(text, points)
+    )  # type: ignore[arg-type]
     assert merge_events(chunked) == merge_events(whole)
     assert type(whole[-1]).__name__ == "StreamDone"
     assert sum(type(e).__name__ == "StreamDone" for e in whole) == 1

@@ -22,6 +22,10 @@ THIRD_PARTY = (
     "click",
     "rich",
     "httpx",
+    "starlette",
+    "uvicorn",
+    "ag_ui",
+    "anyio",
 )
 IO_MODULES = {"socket", "threading", "time", "asyncio", "select", "subprocess", "selectors"}
 

@@ -29,10 +29,21 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.sources.providers.bedrock import BedrockDecoder, bedrock_stream, from_bedrock
+from unspool.sources.providers.bedrock import BedrockDecoder as _BedrockDecoder
+from unspool.sources.providers.bedrock import bedrock_stream
+from unspool.sources.providers.bedrock import from_bedrock as _from_bedrock
 
 MESSAGES = [{"role": "user", "content": [{"text": "weather?"}]}]
 CUT = ({"message": "the stream was cut off inside this tool call"},)
+
+
+def from_bedrock(stream: Any, **options: Any) -> Any:
+    """``from_bedrock`` with the fixed stream id the expected events use."""
+    return _from_bedrock(stream, stream_id="stream", **options)
+
+
+def BedrockDecoder(**options: Any) -> _BedrockDecoder:
+    return _BedrockDecoder(stream_id="stream", **options)
 
 
 @pytest.fixture(scope="module")

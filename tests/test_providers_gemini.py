@@ -26,10 +26,20 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.sources.providers._partial_args import PathWriter, parse_path, scalar
-from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers.gemini import GeminiDecoder as _GeminiDecoder
+from unspool.sources.providers.gemini import from_gemini as _from_gemini
 
 MODEL = "gemini-2.5-flash"
 CUT = ({"message": "the stream was cut off inside this tool call"},)
+
+
+def from_gemini(stream: Any, **options: Any) -> Any:
+    """``from_gemini`` with the fixed stream id the expected events use."""
+    return _from_gemini(stream, stream_id="stream", **options)
+
+
+def GeminiDecoder(**options: Any) -> _GeminiDecoder:
+    return _GeminiDecoder(stream_id="stream", **options)
 
 
 @pytest.fixture(scope="module")

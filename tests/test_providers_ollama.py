@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import ollama
 import pytest
@@ -20,9 +21,14 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.sources.providers.ollama import from_ollama
+from unspool.sources.providers.ollama import from_ollama as _from_ollama
 
 MESSAGES = [{"role": "user", "content": "weather?"}]
+
+
+def from_ollama(stream: Any, **options: Any) -> Any:
+    """``from_ollama`` with the fixed stream id the expected events use."""
+    return _from_ollama(stream, stream_id="stream", **options)
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ CUT = ({"message": "the stream was cut off inside this tool call"},)
 
 
 def test_one_call_streams_live_partial_args() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.start(0, "search", "call_1") == [ActionStarted("stream:0", 0, "search", "call_1")]
     assert collect(tools.args_delta(0, '{"q": "hel')) == [
         ActionArgsDelta("stream:0", 0, {"q": "hel"}, '{"q": "hel')
@@ -55,7 +55,7 @@ def test_one_call_streams_live_partial_args() -> None:
 
 
 def test_text_before_a_visible_value_rides_on_the_next_delta() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start("k", "f")
     assert tools.args_delta("k", "  ") == []
     assert tools.args_delta("k", "") == []
@@ -65,7 +65,7 @@ def test_text_before_a_visible_value_rides_on_the_next_delta() -> None:
 def test_every_split_of_the_arguments_gives_the_same_call() -> None:
     raw = '{"city": "東京 🌸", "days": [1, 2.5, {"x": null}], "ok": true, "s": "a\\"b\\u00e9"}'
     for i in range(len(raw) + 1):
-        tools = ToolCallAssembler()
+        tools = ToolCallAssembler(stream_id="stream")
         events: list[Event] = [*tools.start(3, "f", None)]
         events += tools.args_delta(3, raw[:i]) + tools.args_delta(3, raw[i:]) + tools.end(3)
         deltas = [e for e in events if isinstance(e, ActionArgsDelta)]
@@ -79,7 +79,7 @@ def test_every_split_of_the_arguments_gives_the_same_call() -> None:
 
 
 def test_empty_arguments_are_an_empty_object() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "ping")
     assert tools.end(0) == [ActionComplete("stream:0", 0, "ping", {})]
     tools.start(1, "ping")
@@ -90,7 +90,7 @@ def test_empty_arguments_are_an_empty_object() -> None:
 def test_malformed_arguments() -> None:
     with pytest.raises(MalformedJSON) as err:
         parse_partial('{"a": 1,}')
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f", "c0")
     assert collect(tools.args_delta(0, '{"a": 1,')) == [
         ActionArgsDelta("stream:0", 0, {"a": 1}, '{"a": 1,')
@@ -105,7 +105,7 @@ def test_malformed_arguments() -> None:
 
 
 def test_arguments_that_end_too_early() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f")
     tools.args_delta(0, '{"a": "x')
     assert tools.incomplete(0)
@@ -116,7 +116,7 @@ def test_arguments_that_end_too_early() -> None:
 
 @pytest.mark.parametrize(("raw", "kind"), [("[1, 2]", "list"), ('"s"', "str"), ("42", "int")])
 def test_arguments_that_are_not_an_object(raw: str, kind: str) -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f")
     tools.args_delta(0, raw)
     errors = ({"message": f"the arguments are a JSON {kind}, not an object"},)
@@ -124,7 +124,7 @@ def test_arguments_that_are_not_an_object(raw: str, kind: str) -> None:
 
 
 def test_a_call_without_a_name() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.start(0, None, "call_x") == []
     assert tools.args_delta(0, '{"a": 1}') == []
     errors = ({"message": "the tool call has no name"},)
@@ -137,7 +137,7 @@ def test_a_call_without_a_name() -> None:
 
 
 def test_deltas_for_calls_that_are_not_open_are_reported() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.args_delta(5, '{"a"') == [
         Diagnostic(
             "orphan_tool_delta", "argument text for tool call 5, which is not open", text='{"a"'
@@ -174,7 +174,7 @@ def test_finish_cuts_off_the_open_calls(reason: FinishReason | None, why: str) -
 
 
 def test_parallel_calls_interleaved() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     events = tools.start(0, "a") + tools.start(1, "b")
     for key, text in [(1, '{"n": '), (0, '{"m": "x'), (1, "2}"), (0, '"}')]:
         events += collect(tools.args_delta(key, text))
@@ -197,12 +197,12 @@ def test_lenient_arguments_report_each_repair() -> None:
     core.finish()
     repairs = [Diagnostic("repair", f"f: {r.message}", r.pos, r.kind) for r in core.repairs]
     assert len(repairs) == 2
-    tools = ToolCallAssembler(lenient=True)
+    tools = ToolCallAssembler(lenient=True, stream_id="stream")
     tools.start(0, "f")
     events = tools.args_delta(0, "{a: 1") + tools.args_delta(0, ",}") + tools.end(0)
     assert [e for e in events if isinstance(e, Diagnostic)] == repairs
     assert events[-1] == ActionComplete("stream:0", 0, "f", {"a": 1})
-    strict = ToolCallAssembler()
+    strict = ToolCallAssembler(stream_id="stream")
     strict.start(0, "f")
     strict.args_delta(0, "{a: 1,}")
     assert strict.end(0)[0].reason == "malformed_json"  # type: ignore[union-attr]
@@ -216,7 +216,7 @@ class Weather(BaseModel):
 def test_registry_validates_the_arguments() -> None:
     registry = ActionRegistry()
     registry.register("weather", model=Weather)
-    tools = ToolCallAssembler(registry=registry)
+    tools = ToolCallAssembler(registry=registry, stream_id="stream")
     tools.start(0, "weather")
     tools.args_delta(0, '{"city": "Oslo", "days": 3}')
     assert tools.end(0) == [ActionComplete("stream:0", 0, "weather", Weather(city="Oslo", days=3))]
@@ -328,7 +328,7 @@ def test_merger_rejects_a_second_registry_for_a_parser_instance() -> None:
     from unspool.protocols.tags import TagParser
 
     with pytest.raises(ValueError, match="registry"):
-        EventMerger(TagParser(), registry=ActionRegistry())
+        EventMerger(TagParser(stream_id="stream"), registry=ActionRegistry())
     with pytest.raises(ValueError, match="unknown protocol"):
         EventMerger("xml")  # type: ignore[arg-type]
 
@@ -356,7 +356,7 @@ def test_any_chunking_of_any_arguments(
 ) -> None:
     raw = json.dumps(args, ensure_ascii=ascii_only)
     edges = [0, *sorted(c for c in cuts if c < len(raw)), len(raw)]
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     events: list[Event] = [*tools.start("k", "f", None)]
     for a, b in itertools.pairwise(edges):
         events += tools.args_delta("k", raw[a:b])

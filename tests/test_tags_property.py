@@ -135,7 +135,7 @@ def is_delimiter_prefix(held: str) -> bool:
 
 
 def one_shot(doc: str) -> list[Event]:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     return [*parser.feed(doc), *parser.finish()]
 
 
@@ -156,7 +156,7 @@ def rebuild(events: list[Event], parser: TagParser) -> str:
 def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject, doc: str) -> None:
     expected = merge_events(one_shot(doc))
     chunks = cut(doc, data.draw(cuts(len(doc))))
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     events: list[Event] = []
     fed = ""
     for chunk in chunks:
@@ -180,7 +180,7 @@ def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject
 def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
     raw = doc.encode()
     chunks = cut(raw, data.draw(cuts(len(raw))))
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     events: list[Event] = []
     for chunk in chunks:
         events.extend(parser.feed(chunk))
@@ -200,9 +200,9 @@ def test_lenient_reasoning_chunkings_match_one_shot(
         "reasoning": True,
         "run_actions_in_reasoning": in_reasoning,
     }
-    whole = TagParser(**options)
+    whole = TagParser(**options, stream_id="stream")
     expected = merge_events([*whole.feed(doc), *whole.finish()])
-    parser = TagParser(**options)
+    parser = TagParser(**options, stream_id="stream")
     events: list[Event] = []
     for chunk in cut(doc, data.draw(cuts(len(doc)))):
         events.extend(parser.feed(chunk))
@@ -233,9 +233,9 @@ overlap_docs = st.lists(st.one_of(overlap_prose, overlap_actions), max_size=8).m
 def test_self_overlapping_delimiters(data: st.DataObject, doc: str) -> None:
     """With ``<<A>>``/``<</A>>`` the longest held suffix matters: chunkings agree,
     nothing is lost, and only proper prefixes of the delimiters are held."""
-    whole = TagParser(format=OVERLAP)
+    whole = TagParser(format=OVERLAP, stream_id="stream")
     expected = merge_events([*whole.feed(doc), *whole.finish()])
-    parser = TagParser(format=OVERLAP)
+    parser = TagParser(format=OVERLAP, stream_id="stream")
     events: list[Event] = []
     fed = ""
     for chunk in cut(doc, data.draw(cuts(len(doc)))):
@@ -253,7 +253,7 @@ def _timed(doc: str) -> float:
     """Best CPU time of a few 4-character-chunk parses of ``doc``."""
     best = float("inf")
     for _ in range(3):
-        parser = TagParser()
+        parser = TagParser(stream_id="stream")
         start = time.process_time()
         for i in range(0, len(doc), 4):
             parser.feed(doc[i : i + 4])

@@ -265,18 +265,20 @@ BUILDERS = {
 }
 
 
-@pytest.mark.parametrize("name", ["openai_chat", "openai_responses", "anthropic"])
+@pytest.mark.parametrize("name", list(CASES))
 async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     case = CASES[name]
     ran: list[str] = []
     registry = make_registry(ran)
     server.play(case.first, case.second)
     before = len(server.requests)
-    loop = run_turns(
+    by_name = {"openai_chat": "openai", "openai_responses": None}.get(name, name)
+    loop = run_turns(  # the row's name where its builder is this format's, else the builder
         case.call(server, registry),
         case.messages,
-        results=BUILDERS[name],
         dispatcher=Dispatcher(registry),
+        provider=by_name,
+        results=BUILDERS[name] if by_name is None else None,
         stream_id="conv",
     )
     events = await acollect(loop)
@@ -391,6 +393,19 @@ async def test_abort_event_stops_the_loop(server: ReplayServer) -> None:
     )
     assert await acollect(loop) == [StreamDone("aborted", 0, 0, 0)]
     assert loop.stopped == "aborted"
+
+
+def test_results_by_provider_name() -> None:
+    dispatcher = Dispatcher(ActionRegistry())
+    loop = run_turns(lambda m: [], [], results="bedrock", dispatcher=dispatcher)
+    assert loop.results is tool_results.bedrock_results
+    assert run_turns(lambda m: [], [], provider="gemini", dispatcher=dispatcher).results is (
+        tool_results.gemini_results
+    )
+    with pytest.raises(ValueError, match="unknown provider"):
+        run_turns(lambda m: [], [], results="nope", dispatcher=dispatcher)
+    with pytest.raises(ValueError, match="give the provider"):
+        run_turns(lambda m: [], [], dispatcher=dispatcher)
 
 
 def test_max_turns_must_be_positive() -> None:

@@ -4,7 +4,7 @@ Usage: ``python crash_worker.py DB RUNS MODE [idempotent]``.  Each handler run
 appends the order id to the file RUNS (fsynced) before anything else; with MODE
 ``hang`` the handler of order ``A`` then prints ``RUNNING`` and sleeps until the
 test kills the process with SIGKILL (between "started" and "finished" in the
-ledger).  With MODE ``normal`` every event is printed as one JSON line.
+ledger; the lease is 0.5 s).  With MODE ``normal`` every event is printed as one JSON line.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def main() -> None:
         stream_id="reply-1",
         registry=registry,
     )
-    with SqliteLedger(db) as ledger:
+    with SqliteLedger(db, lease=0.5) as ledger:
         for event in Dispatcher(registry, ledger).run(events):
             print(json.dumps(event.to_dict()), flush=True)
 

@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
+from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
 from unspool.core.path_events import (
     Path,
@@ -94,6 +95,15 @@ class JsonStream:
       ``max_token_chars`` (one string, key or number), ``max_document_chars``
       (everything fed), ``max_int_digits`` (an integer's digits).
     * ``parse_float`` / ``parse_int``: as in :func:`json.loads`.
+    * ``release_items`` (needs ``events``): when the root is an array, each of its
+      items is handed over by its :class:`ValueEnd` event and then dropped from the
+      live root list (at the end of the ``feed`` that ended it, and before the
+      array's own ``ValueEnd``), so memory stays bounded by the largest item, not
+      the document, as ijson's ``items`` does.  Paths keep absolute indices.  The
+      live :attr:`value` is then the root list holding only the item still open
+      (or nothing); ``finish()`` returns it likewise (an item cut off at the end is
+      kept, an item the end completed is released), and the root's ``ValueEnd``
+      carries the empty list.  A root object or scalar is unaffected.
     """
 
     __slots__ = (
@@ -108,11 +118,17 @@ class JsonStream:
         "_mode",
         "_opts",
         "_pos",
+        "_release",
         "_repairs",
         "_root",
         "_send",
         "_tail",
     )
+
+    def __new__(cls, **options: Any) -> JsonStream:
+        """Make the parser on the machine that runs ``options``: the C one when it can
+        (see :mod:`unspool.core.machines`), else this module's reference machine."""
+        return new_stream(cls, options)  # type: ignore[no-any-return]
 
     def __init__(
         self,
@@ -128,7 +144,10 @@ class JsonStream:
         max_int_digits: int = 4300,
         parse_float: Callable[[str], Any] | None = None,
         parse_int: Callable[[str], Any] | None = None,
+        release_items: bool = False,
     ) -> None:
+        if release_items and not events:
+            raise ValueError("release_items=True needs events=True (items leave by their ValueEnd)")
         if lenient is True:
             kinds = lx.LENIENT_KINDS
         elif lenient is False:
@@ -157,6 +176,7 @@ class JsonStream:
             parse_int,
         )
         self._events: list[PathEvent] | None = [] if events else None
+        self._release = release_items
         self._repairs: list[Repair] = []
         self._root: Any = UNSET
         self._complete = False
@@ -455,6 +475,10 @@ class JsonStream:
         comment_end = ""
         comment_ret = _VALUE
 
+        release = self._release
+        rlist: Any = None  # release_items: the root array, once open
+        shift = 0  # release_items: how many of its items were released
+
         carry = ""  # undecided text, prepended to the next chunk
         base = 0  # stream offset of s[0]
         s = yield
@@ -479,6 +503,10 @@ class JsonStream:
                             if evs is not None and len(sbuf) > d_start:
                                 evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
                                 d_start = len(sbuf)
+                            if rlist and len(rlist) > 1:
+                                # release_items: all but the open last item have ended
+                                shift += len(rlist) - 1
+                                del rlist[:-1]
                             base += n
                             s = yield
                             if s is None:
@@ -493,6 +521,8 @@ class JsonStream:
                                 s_cont[s_key] = ""
                             elif s_cont is not None:
                                 s_cont[-1] = ""
+                            else:
+                                self._root = ""
                             m = special(s)
                             if m is not None:
                                 i = m.start()
@@ -507,6 +537,11 @@ class JsonStream:
                         if s is None:
                             break
                         continue
+                    if rlist:
+                        k = len(rlist) - (len(stack) > 1)
+                        if k > 0:  # release_items: drop the items whose ValueEnd went out
+                            shift += k
+                            del rlist[:k]
                     base += n
                     s = yield
                     if s is None:
@@ -523,6 +558,8 @@ class JsonStream:
                             s_cont[s_key] = ""
                         elif s_cont is not None:
                             s_cont[-1] = ""
+                        else:
+                            self._root = ""
                     continue
 
                 # ---------------------------------------------------------- inside a string
@@ -709,7 +746,7 @@ class JsonStream:
                             top = stack[-1]
                             if type(top) is list:
                                 if evs is not None:
-                                    p = (*cpaths[-1], len(top))
+                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
                                 top.append(val)
                             else:
                                 if evs is not None:
@@ -802,6 +839,9 @@ class JsonStream:
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
                         stack.pop()
+                        if top is rlist:
+                            shift += len(top)
+                            top.clear()  # release_items: every item went out with its ValueEnd
                         if evs is not None:
                             evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
@@ -855,7 +895,10 @@ class JsonStream:
                                         top = stack[-1]
                                         if type(top) is list:
                                             if evs is not None:
-                                                p = (*cpaths[-1], len(top))
+                                                p = (
+                                                    *cpaths[-1],
+                                                    len(top) + (shift if top is rlist else 0),
+                                                )
                                             top.append(text)
                                         else:
                                             if evs is not None:
@@ -880,7 +923,10 @@ class JsonStream:
                             s_cont = top
                             if type(top) is list:
                                 if evs is not None:
-                                    s_path = (*cpaths[-1], len(top))
+                                    s_path = (
+                                        *cpaths[-1],
+                                        len(top) + (shift if top is rlist else 0),
+                                    )
                                 top.append("")
                                 s_key = None
                             else:
@@ -942,7 +988,7 @@ class JsonStream:
                             top = stack[-1]
                             if type(top) is list:
                                 if evs is not None:
-                                    p = (*cpaths[-1], len(top))
+                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
                                 top.append(new)
                             else:
                                 if evs is not None:
@@ -951,6 +997,8 @@ class JsonStream:
                         else:
                             p = ()
                             self._root = new
+                            if release and c == "[":
+                                rlist = new
                         if evs is not None:
                             evs.append(
                                 new_event(ValueStart, (p, "object" if c == "{" else "array"))
@@ -970,6 +1018,9 @@ class JsonStream:
                                 repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
                             )
                         stack.pop()
+                        if top is rlist:
+                            shift += len(top)
+                            top.clear()
                         if evs is not None:
                             evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
@@ -1048,7 +1099,7 @@ class JsonStream:
                         top = stack[-1]
                         if type(top) is list:
                             if evs is not None:
-                                p = (*cpaths[-1], len(top))
+                                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
                             top.append(val)
                         else:
                             if evs is not None:
@@ -1178,7 +1229,7 @@ class JsonStream:
                     top = stack[-1]
                     if type(top) is list:
                         if evs is not None:
-                            p = (*cpaths[-1], len(top))
+                            p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
                         top.append(val)
                     else:
                         if evs is not None:
@@ -1191,6 +1242,10 @@ class JsonStream:
                 if evs is not None:
                     evs.append(new_event(ValueStart, (p, "number")))
                     evs.append(new_event(ValueEnd, (p, val)))
+        if rlist:
+            k = len(rlist) - (len(stack) > 1 or (state == _STRING and not is_key))
+            if k > 0:
+                del rlist[:k]
         if lenient and not self._complete and "truncated" in kinds and self._root is not UNSET:
             _repair(
                 repairs,

@@ -8,7 +8,8 @@ only ever grows.
 
 from __future__ import annotations
 
-from typing import Final
+import re
+from typing import Final, cast
 
 from unspool.core import lexicon as lx
 
@@ -19,6 +20,12 @@ INNER: Final = 0
 UNDECIDED: Final = -1
 INNER_QUOTE_WS: Final = 256
 """Whitespace after a quote beyond which it is taken as a real close (bounds the lookahead)."""
+
+# Runs matched at most one character past the bound: each decision reads a bounded
+# window, however long the run, so re-deciding a carried quote costs O(1).
+_BOUND: Final = INNER_QUOTE_WS + 1
+_ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r]{{0,{_BOUND}}}").match)
+_ident: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\-]{{0,{_BOUND}}}").match)
 
 LITERAL_WORDS: Final = frozenset(
     {"true", "false", "null", "True", "False", "None", "NaN", "Infinity"}
@@ -33,7 +40,7 @@ def decide_close(text: str, j: int, in_object: bool) -> int:
     missing comma), or a comma followed by something that can start the next member
     or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
     """
-    k = lx.ws_run(text, j).end()
+    k = _ws(text, j).end()
     if k - j > INNER_QUOTE_WS:
         return CLOSE
     if k >= len(text):
@@ -42,7 +49,7 @@ def decide_close(text: str, j: int, in_object: bool) -> int:
     if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
     if c == ",":
-        k2 = lx.ws_run(text, k + 1).end()
+        k2 = _ws(text, k + 1).end()
         if k2 - k > INNER_QUOTE_WS:
             return CLOSE
         if k2 >= len(text):
@@ -62,7 +69,7 @@ def word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> in
     """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
     unquoted key followed by ``:`` or a comment means the quote closed the string;
     any other word is prose (``"x", then left"``)."""
-    k2 = lx.ident_run(text, k).end()
+    k2 = _ident(text, k).end()
     if k2 - k > INNER_QUOTE_WS:
         return INNER
     if k2 >= len(text):
@@ -71,7 +78,7 @@ def word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> in
         return CLOSE
     if not in_object:
         return INNER
-    k3 = lx.ws_run(text, k2).end()
+    k3 = _ws(text, k2).end()
     if k3 - k > INNER_QUOTE_WS:
         return INNER
     if k3 >= len(text):

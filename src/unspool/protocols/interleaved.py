@@ -112,7 +112,8 @@ class InterleavedParser:
     and returns the events it produced; ``finish(reason)`` closes the stream
     (``reason``: ``"stop"``, ``"length"``, ``"abort"`` or ``None``) and returns
     the last events, ``StreamDone`` last.  Action ids are
-    ``"{stream_id}:{index}"``; ``registry`` validates args by action name.
+    ``"{stream_id}:{index}"`` (a fresh stream id when none is given);
+    ``registry`` validates args by action name.
     """
 
     __slots__ = (
@@ -139,7 +140,7 @@ class InterleavedParser:
     def __init__(
         self,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
         prose: ProsePolicy = "stream",

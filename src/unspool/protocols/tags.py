@@ -89,7 +89,7 @@ class _Action:
 class TagParser:
     """Streaming parser of actions tagged inside prose (see the module docstring).
 
-    Options: ``stream_id`` (action ids are ``"{stream_id}:{index}"``),
+    Options: ``stream_id`` (action ids are ``"{stream_id}:{index}"``; fresh when not given),
     ``registry`` (validates args by name: ``schema``/``unknown_action``),
     ``lenient`` (the core's lenient JSON for bodies), ``format`` (a
     :class:`~unspool.protocols.tag_formats.TagFormat` or ``"action"`` /
@@ -102,7 +102,7 @@ class TagParser:
     def __init__(
         self,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
         format: TagFormat | str = ACTION_TAG,

@@ -64,7 +64,7 @@ class ToolCallAssembler:
         self,
         emitter: ActionEmitter | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:

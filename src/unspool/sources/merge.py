@@ -6,9 +6,10 @@ interleaved or tags), a reasoning channel and native tool calls.
 the order the pieces arrived, with one ``StreamDone`` at the very end whose
 counts cover the whole stream.
 
-Action ids: the tool calls use the text parser's own
-:class:`~unspool.protocols.emitter.ActionEmitter` (its public ``emitter``
-attribute), so actions written in the text and native tool calls are numbered
+Action ids (``stream_id=None``, the default, is a fresh
+:func:`~unspool.events.new_stream_id`, so two replies never share ids): the tool
+calls use the text parser's own :class:`~unspool.protocols.emitter.ActionEmitter`
+(its public ``emitter`` attribute), so actions written in the text and native tool calls are numbered
 in one sequence (``"{stream_id}:0"``, ``":1"``...).  A parser without an
 ``emitter`` attribute keeps its ids, and the tool calls get theirs from an
 emitter of their own with the stream id ``"{stream_id}/tools"``, so ids never
@@ -28,6 +29,7 @@ from unspool.events import (
     ReasoningDelta,
     StreamDone,
     StreamError,
+    new_stream_id,
 )
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.toolcalls import ToolCallAssembler
@@ -45,10 +47,12 @@ class EventMerger:
         self,
         text_parser: TextProtocol | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
+        if stream_id is None:
+            stream_id = new_stream_id()
         self.parser = make_parser(text_parser, stream_id=stream_id, registry=registry)
         shared = emitter_of(self.parser)
         self._own_tools = shared is None

@@ -32,7 +32,7 @@ class ProviderDecoder(ABC):
         self,
         text_parser: TextProtocol | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:

@@ -35,6 +35,7 @@ from unspool.events import (
 from unspool.sources.drive import close_async
 from unspool.sources.generate import EventDispatcher, generate
 from unspool.sources.parsers import TextProtocol
+from unspool.sources.providers import table
 
 __all__ = ["ResultBuilder", "Stop", "TurnLoop", "run_turns"]
 
@@ -55,8 +56,9 @@ class TurnLoop:
         call: Callable[[list[Any]], Any],
         messages: Sequence[Any],
         *,
-        results: ResultBuilder,
         dispatcher: EventDispatcher,
+        provider: str | None = None,
+        results: ResultBuilder | str | None = None,
         max_turns: int = 8,
         protocol: TextProtocol = "plain",
         abort: asyncio.Event | None = None,
@@ -67,7 +69,8 @@ class TurnLoop:
             raise ValueError("max_turns must be >= 1")
         self.call = call
         self.messages: list[Any] = list(messages)
-        self.results = results
+        self.provider = provider
+        self.results: ResultBuilder = _builder(results if results is not None else provider)
         self.dispatcher = dispatcher
         self.max_turns = max_turns
         self.protocol = protocol
@@ -94,6 +97,7 @@ class TurnLoop:
                 abort=self.abort,
                 stream_id=f"{self.stream_id}/{turn}",
                 lenient=self.lenient,
+                provider=self.provider,
             )
             try:
                 async for event in source:
@@ -122,12 +126,25 @@ class TurnLoop:
         return "max_turns" if self.turns >= self.max_turns else None
 
 
+def _builder(results: ResultBuilder | str | None) -> ResultBuilder:
+    """A builder given as itself, or by provider name (the table row's ``tool_results``)."""
+    if results is None:
+        raise ValueError("give the provider (a table row's name) or a results builder")
+    if not isinstance(results, str):
+        return results
+    builder = table.provider(results).tool_results
+    if builder is None:
+        raise ValueError(f"provider {results!r} has no tool-result builder")
+    return builder
+
+
 def run_turns(
     call: Callable[[list[Any]], Any],
     messages: Sequence[Any],
     *,
-    results: ResultBuilder,
     dispatcher: EventDispatcher,
+    provider: str | None = None,
+    results: ResultBuilder | str | None = None,
     max_turns: int = 8,
     protocol: TextProtocol = "plain",
     abort: asyncio.Event | None = None,
@@ -137,15 +154,19 @@ def run_turns(
     """The tool loop over ``call(messages)`` (a function making one streamed model call
     with the conversation so far, sync or async, as for ``generate()``).
 
-    ``results`` builds the next messages from a turn's events (e.g.
-    ``tool_results.openai_chat_results``); ``dispatcher`` runs the actions (its registry
+    ``provider`` names the provider table's row (``"openai"``, ``"anthropic"``,
+    ``"gemini"``, ``"bedrock"``, ``"ollama"``): it decodes the stream (instead of
+    recognising it) and its ``tool_results`` builds the next messages (``"openai"``'s is
+    Chat Completions'). ``results`` gives the builder instead (e.g.
+    ``openai_responses_results``, or a row's name); one of the two is needed. ``dispatcher`` runs the actions (its registry
     validates them).  Iterate the returned :class:`TurnLoop` for the events; then
     ``loop.messages`` is the whole conversation."""
     return TurnLoop(
         call,
         messages,
-        results=results,
         dispatcher=dispatcher,
+        provider=provider,
+        results=results,
         max_turns=max_turns,
         protocol=protocol,
         abort=abort,

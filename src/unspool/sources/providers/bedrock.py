@@ -54,7 +54,7 @@ class BedrockDecoder(ProviderDecoder):
         self,
         text_parser: TextProtocol | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
@@ -202,7 +202,7 @@ def from_bedrock(
     response: Iterable[Any] | Mapping[str, Any],
     text_parser: TextProtocol | None = None,
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
 ) -> Iterator[Event]:

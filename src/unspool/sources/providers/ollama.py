@@ -42,7 +42,7 @@ class OllamaDecoder(ProviderDecoder):
         self,
         text_parser: TextProtocol | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
@@ -101,7 +101,7 @@ def from_ollama(
     stream: AsyncIterable[Any],
     text_parser: TextProtocol | None = None,
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
 ) -> AsyncIterator[Event]: ...
@@ -112,7 +112,7 @@ def from_ollama(
     stream: Iterable[Any],
     text_parser: TextProtocol | None = None,
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
 ) -> Iterator[Event]: ...
@@ -122,7 +122,7 @@ def from_ollama(
     stream: Iterable[Any] | AsyncIterable[Any],
     text_parser: TextProtocol | None = None,
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
 ) -> Iterator[Event] | AsyncIterator[Event]:
