@@ -375,3 +375,14 @@ def test_recognise(server: ReplayServer) -> None:
     assert recognise({"promptFeedback": {"blockReason": "SAFETY"}})
     assert not recognise({"choices": [], "candidates": []})
     assert not recognise({"type": "message_start"})
+
+
+def test_thought_signature_is_kept_on_the_call(server: ReplayServer) -> None:
+    signed = {**call("f", {"a": 1}, id="fc-9"), "thoughtSignature": "c2lnbmF0dXJl"}
+    server.play(Reply([gemini_sse([chunk(signed, finish="STOP")])]))
+    gemini = client(server)
+    stream = gemini.models.generate_content_stream(model=MODEL, contents="x")
+    events = collect(from_gemini(stream))
+    signature = {"thought_signature": "c2lnbmF0dXJl"}  # the SDK's bytes, as base64 again
+    assert events[0] == ActionStarted("stream:0", 0, "f", "fc-9", signature)
+    assert events[2] == ActionComplete("stream:0", 0, "f", {"a": 1}, "fc-9", signature)

@@ -46,6 +46,7 @@ from unspool.sources.providers import tool_results
 from unspool.sources.turns import run_turns
 
 SSE = "text/event-stream; charset=utf-8"
+SIGNED = {"thoughtSignature": "c2lnbmF0dXJlLUE="}
 ANSWER = "It is 21 °C in Paris ☀️."
 PARIS = '{"city": "Paris"}'
 LYON = '{"town": "Lyon"}'
@@ -169,7 +170,8 @@ def _anthropic() -> Case:
 def _gemini() -> Case:
     first = gemini_sse(
         [
-            chunk(gemini_call("get_weather", {"city": "Paris"}, id="fc_A")),
+            # Gemini 3 signs parallel calls on the first part only; it must come back there
+            chunk({**gemini_call("get_weather", {"city": "Paris"}, id="fc_A"), **SIGNED}),
             chunk(gemini_call("get_weather", {"town": "Lyon"}, id="fc_B")),
             chunk(gemini_call("explode", {}, id="fc_C"), finish="STOP"),
         ]
@@ -306,6 +308,9 @@ async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     requests = server.requests[before:]
     assert len(requests) == 2
     assert CHECKS[name](requests[1][2]) == RESULTS
+    if name == "gemini":
+        parts = requests[1][2]["contents"][-2]["parts"]
+        assert [p.get("thoughtSignature") for p in parts] == ["c2lnbmF0dXJlLUE=", None, None]
     # the conversation grew by both turns (the final answer included)
     assert len(loop.messages) > len(case.messages) + 1
 

@@ -8,7 +8,8 @@ too.  Mapping, in stream order, for the first candidate:
 
 * ``text`` parts -> the text protocol; parts with ``thought: true`` -> ``ReasoningDelta``;
 * ``function_call`` parts -> ``ActionStarted`` / ``ActionArgsDelta`` / ``ActionComplete``
-  (the call's ``id``, when Gemini gives one, kept as ``action_id``).  Gemini sends whole
+  (the call's ``id``, when Gemini gives one, kept as ``action_id``; the part's thought
+  signature, which Gemini wants back with the call, as ``attributes["thought_signature"]``).  Gemini sends whole
   calls; a call streamed by Vertex AI (``will_continue`` and ``partial_args`` by JSON path)
   streams its arguments as they come;
 * ``citation_metadata`` -> ``Citation`` (Gemini's byte offsets turned into characters);
@@ -23,6 +24,7 @@ too.  Mapping, in stream order, for the first candidate:
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator
 from typing import Any, overload
@@ -89,6 +91,13 @@ def recognise(item: Any) -> bool:
     if get(item, "choices") is not None or get(item, "type") is not None:
         return False
     return field(item, "candidates") is not None or field(item, "prompt_feedback") is not None
+
+
+def _signature(value: Any) -> str | None:
+    """A thought signature as base64 text (the SDK gives bytes, the wire base64)."""
+    if isinstance(value, bytes) and value:
+        return base64.b64encode(value).decode("ascii")
+    return value if isinstance(value, str) and value else None
 
 
 class _Streamed:
@@ -183,7 +192,7 @@ class GeminiDecoder(ProviderDecoder):
         merger = self.merger
         call = field(part, "function_call")
         if call is not None:
-            return self._function_call(call)
+            return self._function_call(call, _signature(field(part, "thought_signature")))
         text = field(part, "text")
         if isinstance(text, str) and text:
             if field(part, "thought"):
@@ -198,7 +207,7 @@ class GeminiDecoder(ProviderDecoder):
 
     # ------------------------------------------------------------------ function calls
 
-    def _function_call(self, call: Any) -> list[Event]:
+    def _function_call(self, call: Any, signature: str | None) -> list[Event]:
         name = get_str(call, "name")
         call_id = get_str(call, "id")
         partial = field(call, "partial_args")
@@ -211,7 +220,8 @@ class GeminiDecoder(ProviderDecoder):
             events.extend(self._end_streamed(open_call))
         key = self._calls
         self._calls += 1
-        events.extend(self.merger.tool_start(key, name, call_id))
+        attributes = {"thought_signature": signature} if signature else None
+        events.extend(self.merger.tool_start(key, name, call_id, attributes))
         args = get(call, "args")
         if not more and not partial:  # a whole call, the Gemini API's only kind
             if args:

@@ -13,8 +13,9 @@ call, matched by the call's provider id (unspool's id when the provider gave non
   ``{"type": "function_call_output", "call_id", "output"}`` items;
 * :func:`anthropic_results`: an ``assistant`` message with ``tool_use`` blocks, then a
   ``user`` message of ``tool_result`` blocks (``is_error: true`` for a failure);
-* :func:`gemini_results`: a ``model`` content with ``function_call`` parts, then a
-  ``user`` content of ``function_response`` parts (``{"output": ...}`` or ``{"error": ...}``);
+* :func:`gemini_results`: a ``model`` content with ``function_call`` parts (each with the
+  thought signature it came with), then a ``user`` content of ``function_response`` parts
+  (``{"output": ...}`` or ``{"error": ...}``);
 * :func:`bedrock_results`: an ``assistant`` message with ``toolUse`` blocks, then a
   ``user`` message of ``toolResult`` blocks (``status: "error"`` for a failure);
 * :func:`ollama_results`: an ``assistant`` message with ``tool_calls``, then one
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from unspool.events import (
@@ -39,6 +40,7 @@ from unspool.events import (
     ActionFailed,
     ActionInvalid,
     ActionResult,
+    ActionStarted,
     Event,
     TextDelta,
 )
@@ -73,6 +75,7 @@ class ToolCall:
     output: Any  # the handler's result (JSON-ready); None for a failure
     text: str  # the outcome as text for the model: the result, or what to fix
     is_error: bool
+    attributes: Mapping[str, str] = field(default_factory=dict)  # what the provider wants back
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +138,33 @@ def _output_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def _outcome(
+    call: ActionComplete | ActionInvalid, outcome: ActionResult | ActionFailed | None
+) -> tuple[Any, str, bool]:
+    """A call's ``(output, text for the model, is_error)``."""
+    if isinstance(call, ActionInvalid):
+        return None, _invalid_text(call), True
+    if outcome is None:
+        raise MissingOutcome(
+            f"action {call.id} ({call.name}) has no result: run the turn's events through a "
+            "Dispatcher (generate(dispatcher=...)) before building the next messages"
+        )
+    if isinstance(outcome, ActionFailed):
+        return None, f"Error: {call.name} failed ({outcome.error_type}): {outcome.error}", True
+    output = outcome.to_dict()["result"]
+    return output, _output_text(output), False
+
+
 def read_turn(events: Iterable[Event]) -> Turn:
     """The text and the calls, with their outcomes, of one turn's events."""
     text: list[str] = []
     calls: list[ActionComplete | ActionInvalid] = []
     outcomes: dict[str, ActionResult | ActionFailed] = {}
+    attributes: dict[str, Mapping[str, str]] = {}
     for event in events:
-        if isinstance(event, TextDelta):
+        if isinstance(event, ActionStarted):
+            attributes[event.id] = event.attributes
+        elif isinstance(event, TextDelta):
             text.append(event.text)
         elif isinstance(event, (ActionComplete, ActionInvalid)):
             calls.append(event)
@@ -150,26 +173,19 @@ def read_turn(events: Iterable[Event]) -> Turn:
     out: list[ToolCall] = []
     for call in calls:
         args, raw = _args_of(call)
-        name = call.name or ""
-        call_id = call.action_id or call.id
-        if isinstance(call, ActionInvalid):
-            out.append(
-                ToolCall(call_id, call.action_id, name, args, raw, None, _invalid_text(call), True)
-            )
-            continue
-        outcome = outcomes.get(call.id)
-        if outcome is None:
-            raise MissingOutcome(
-                f"action {call.id} ({name}) has no result: run the turn's events through a "
-                "Dispatcher (generate(dispatcher=...)) before building the next messages"
-            )
-        if isinstance(outcome, ActionFailed):
-            message = f"Error: {name} failed ({outcome.error_type}): {outcome.error}"
-            out.append(ToolCall(call_id, call.action_id, name, args, raw, None, message, True))
-            continue
-        output = outcome.to_dict()["result"]
+        output, text_out, is_error = _outcome(call, outcomes.get(call.id))
         out.append(
-            ToolCall(call_id, call.action_id, name, args, raw, output, _output_text(output), False)
+            ToolCall(
+                call.action_id or call.id,
+                call.action_id,
+                call.name or "",
+                args,
+                raw,
+                output,
+                text_out,
+                is_error,
+                attributes.get(call.id, {}),
+            )
         )
     return Turn("".join(text), tuple(out))
 
@@ -245,7 +261,11 @@ def gemini_results(events: Iterable[Event]) -> list[dict[str, Any]]:
         if c.provider_id is not None:  # Gemini matches results by id when it gave one
             call["id"] = response["id"] = c.provider_id
         response["response"] = {"error": c.text} if c.is_error else {"output": c.output}
-        parts.append({"function_call": call})
+        part: dict[str, Any] = {"function_call": call}
+        signature = c.attributes.get("thought_signature")
+        if signature:  # Gemini 3 refuses a function call sent back without its signature
+            part["thought_signature"] = signature
+        parts.append(part)
         responses.append({"function_response": response})
     out: list[dict[str, Any]] = [{"role": "model", "parts": parts}]
     if responses:
