@@ -203,6 +203,7 @@ def test_decoder_citations_redacted_reasoning_and_unknown_deltas() -> None:
         }
     )
     events += decoder.feed({"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"image": {}}}})
+    events += decoder.feed({"contentBlockStart": {"contentBlockIndex": 4, "start": {"video": {}}}})
     events += decoder.feed(
         {"contentBlockDelta": {"contentBlockIndex": 3, "delta": {"toolUse": {"input": "{}"}}}}
     )
@@ -213,6 +214,7 @@ def test_decoder_citations_redacted_reasoning_and_unknown_deltas() -> None:
         Citation("citation", url="https://ex.org", title="Doc", cited_text="quoted", raw=citation),
         Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
         Diagnostic("image", "content delta of type 'image' has no event: ignored", text="image"),
+        Diagnostic("video", "content block of type 'video' has no event: ignored", text="video"),
         Diagnostic(
             "orphan_tool_delta",
             "tool input for content block 3, which is not a tool call",

@@ -373,6 +373,7 @@ def test_recognise(server: ReplayServer) -> None:
     chunks = list(gemini.models.generate_content_stream(model=MODEL, contents="x"))
     assert all(recognise(c) for c in chunks)
     assert recognise({"promptFeedback": {"blockReason": "SAFETY"}})
+    assert recognise({"usageMetadata": {"totalTokenCount": 3}, "modelVersion": MODEL})
     assert not recognise({"choices": [], "candidates": []})
     assert not recognise({"type": "message_start"})
 

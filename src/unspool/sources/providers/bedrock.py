@@ -84,8 +84,12 @@ class BedrockDecoder(ProviderDecoder):
 
     def _block_start(self, body: Any) -> list[Event]:
         index = get(body, "contentBlockIndex")
-        tool = get(get(body, "start"), "toolUse")
+        start = get(body, "start") or {}
+        tool = get(start, "toolUse")
         if tool is None:
+            for kind in start if isinstance(start, Mapping) else ():
+                message = f"content block of type {kind!r} has no event: ignored"
+                return self._note_once(kind, message)
             return []
         self._blocks.add(index)
         return self.merger.tool_start(index, get_str(tool, "name"), get_str(tool, "toolUseId"))

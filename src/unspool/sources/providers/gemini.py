@@ -87,10 +87,13 @@ def _name(value: Any) -> str | None:
 
 
 def recognise(item: Any) -> bool:
-    """Whether ``item`` is a Gemini stream chunk (it has ``candidates`` or ``prompt_feedback``)."""
+    """Whether ``item`` is a Gemini stream chunk (``candidates``, ``prompt_feedback`` or
+    ``model_version``: a first chunk may carry only usage)."""
     if get(item, "choices") is not None or get(item, "type") is not None:
         return False
-    return field(item, "candidates") is not None or field(item, "prompt_feedback") is not None
+    return any(
+        field(item, name) is not None for name in ("candidates", "prompt_feedback", "model_version")
+    )
 
 
 def _signature(value: Any) -> str | None:
