@@ -55,8 +55,21 @@ from unspool.protocols.toolcalls import ToolCallAssembler
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
 from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.bedrock import from_bedrock
+from unspool.sources.providers.gemini import from_gemini
+from unspool.sources.providers.ollama import from_ollama
 from unspool.sources.providers.openai import from_openai
+from unspool.sources.providers.tool_results import (
+    MissingOutcome,
+    anthropic_results,
+    bedrock_results,
+    gemini_results,
+    ollama_results,
+    openai_chat_results,
+    openai_responses_results,
+)
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
+from unspool.sources.turns import TurnLoop, run_turns
 
 __version__ = "0.1.0"
 
@@ -147,6 +160,7 @@ __all__ = [
     "LimitExceeded",
     "MalformedJSON",
     "MemoryLedger",
+    "MissingOutcome",
     "ModelStream",
     "PartialModel",
     "PathEvent",
@@ -168,6 +182,7 @@ __all__ = [
     "TagParser",
     "TextDelta",
     "ToolCallAssembler",
+    "TurnLoop",
     "Validation",
     "ValueEnd",
     "ValueStart",
@@ -175,22 +190,32 @@ __all__ = [
     "accelerated",
     "aencode_sse",
     "aiter_sse",
+    "anthropic_results",
     "astream",
     "astream_model",
     "astream_sse",
+    "bedrock_results",
     "encode_sse",
     "find_all_json",
     "find_json",
     "from_anthropic",
+    "from_bedrock",
+    "from_gemini",
+    "from_ollama",
     "from_openai",
+    "gemini_results",
     "generate",
     "iter_sse",
     "loads",
     "loads_with_repairs",
+    "ollama_results",
+    "openai_chat_results",
+    "openai_responses_results",
     "parse_interleaved",
     "parse_partial",
     "parse_tags",
     "repair",
+    "run_turns",
     "stream",
     "stream_model",
     "stream_sse",
