@@ -34,6 +34,8 @@ WATCH_ARGS = """() => {
              { subtree: true, childList: true, characterData: true });
 }"""
 
+pytestmark = pytest.mark.xdist_group("web-browser")  # one worker, so one Chromium for the module
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
