@@ -35,9 +35,8 @@ from web_support.server import LiveServer
 SCENARIOS = ("complete", "truncated", "failing")
 ENDINGS = {"complete": "stop", "truncated": "length", "failing": "error"}
 
-pytestmark = pytest.mark.xdist_group(
-    "web-js"
-)  # the node runs are module fixtures: one worker runs them once
+# the node runs are module fixtures: one worker runs them, once
+pytestmark = pytest.mark.xdist_group("web-js")
 
 
 @pytest.fixture(scope="module")

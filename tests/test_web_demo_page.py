@@ -34,7 +34,8 @@ WATCH_ARGS = """() => {
              { subtree: true, childList: true, characterData: true });
 }"""
 
-pytestmark = pytest.mark.xdist_group("web-browser")  # one worker, so one Chromium for the module
+# one worker for the module, so one Chromium
+pytestmark = pytest.mark.xdist_group("web-browser")
 
 
 @pytest.fixture(scope="module")
