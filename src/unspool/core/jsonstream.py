@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
+from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
 from unspool.core.path_events import (
     Path,
@@ -135,6 +136,11 @@ class JsonStream:
         "_send",
         "_tail",
     )
+
+    def __new__(cls, **options: Any) -> JsonStream:
+        """Make the parser on the machine that runs ``options``: the C one when it can
+        (see :mod:`unspool.core.machines`), else this module's reference machine."""
+        return new_stream(cls, options)  # type: ignore[no-any-return]
 
     def __init__(
         self,

@@ -1,0 +1,1874 @@
+/* The C machine of unspool's JsonStream: the same contract as the pure-Python
+ * machine in jsonstream.py, which stays the reference (differential tests hold
+ * the two together).  It runs strict JSON (no lenient kinds, no preamble), with
+ * or without path events, every limit, str or UTF-8 bytes input.
+ *
+ * The type is made at run time by make_type(JsonStream, helpers): it subclasses
+ * the Python JsonStream (so isinstance() holds) and keeps its own state after the
+ * base's slots.  The machine reads each chunk once; only undecided text (an
+ * escape or a literal cut by the chunk boundary) is carried to the next chunk.
+ * An in-flight string is one str object that grows in place (its slot in the
+ * live value is released while it grows, so PyUnicode_Resize can extend it
+ * without copying) and is put back once per feed.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ helpers from Python */
+
+static PyObject *H_UNSET, *H_parse_error, *H_deep_copy, *H_big_int;
+static PyObject *H_MalformedJSON, *H_LimitExceeded;
+static PyObject *H_ValueStart, *H_StringDelta, *H_ValueEnd, *H_Skipped;
+static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_trailing;
+static PyObject *S_empty, *T_empty;
+static PyObject *stream_type;
+static Py_ssize_t state_offset;
+#define MAX_BASE_SLOTS 64
+static Py_ssize_t base_slots[MAX_BASE_SLOTS];
+static int n_base_slots;
+
+/* ------------------------------------------------------------------ state */
+
+enum {
+    ST_VALUE = 0,
+    ST_ELEM_FIRST = 1,
+    ST_ELEM = 2,
+    ST_KEY_FIRST = 3,
+    ST_KEY = 4,
+    ST_COLON = 5,
+    ST_AFTER = 6,
+    ST_STRING = 8,
+    ST_NUMBER = 9,
+    ST_END = 13
+};
+
+/* number DFA: the longest prefix that can still grow into a JSON number */
+enum { N_START, N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_EXP, N_ESIGN, N_EDIG, N_STUCK };
+
+typedef struct {
+    PyObject *cont; /* a dict or list, owned */
+    PyObject *path; /* its path (events only), owned */
+    int is_dict;
+} Frame;
+
+typedef struct {
+    int ready, dead;
+    int events_on, ignore_trailing, allow_nan;
+    int finished, complete, mode; /* mode: 0 none yet, 1 str, 2 bytes */
+    int state;
+    Py_ssize_t max_depth, max_tok, max_doc, max_int; /* -1: no limit */
+    PyObject *parse_float, *parse_int;               /* NULL: float / int */
+    PyObject *root, *events, *tail, *repairs, *error, *key, *carry;
+    Py_ssize_t pos;  /* characters sent to the machine */
+    Py_ssize_t base; /* stream offset of the current chunk's first character */
+    Frame *stack;
+    Py_ssize_t depth, cap;
+    /* the in-flight string */
+    int is_key, s_attached, s_first;
+    PyObject *sbuf; /* decoded text so far (NULL: none) */
+    Py_UCS4 smax;   /* its largest character */
+    PyObject *s_path;
+    Py_ssize_t d_start, s_pos;
+    Py_UCS4 *scr; /* decoded text of the current chunk once an escape was met */
+    Py_ssize_t scr_len, scr_cap;
+    Py_UCS4 scr_max;
+    /* the in-flight number */
+    char *nbuf;
+    Py_ssize_t nlen, ncap, n_pos;
+    int ndfa;
+    /* UTF-8 input */
+    unsigned char ub[8];
+    Py_ssize_t ulen;
+    int bom_first;
+} Machine;
+
+#define MS(self) ((Machine *)((char *)(self) + state_offset))
+
+/* ------------------------------------------------------------------ small utilities */
+
+static int
+is_ws(Py_UCS4 c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int
+is_numchar(Py_UCS4 c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+static int
+hexval(Py_UCS4 c)
+{
+    if (c >= '0' && c <= '9') return (int)(c - '0');
+    if (c >= 'a' && c <= 'f') return (int)(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return (int)(c - 'A' + 10);
+    return -1;
+}
+
+static int
+ndfa_step(int st, Py_UCS4 c)
+{
+    int digit = c >= '0' && c <= '9';
+    switch (st) {
+    case N_START:
+        if (c == '-') return N_MINUS;
+        /* fall through */
+    case N_MINUS:
+        if (c == '0') return N_ZERO;
+        if (digit) return N_INT;
+        return N_STUCK;
+    case N_ZERO:
+        if (c == '.') return N_DOT;
+        if (c == 'e' || c == 'E') return N_EXP;
+        return N_STUCK;
+    case N_INT:
+        if (digit) return N_INT;
+        if (c == '.') return N_DOT;
+        if (c == 'e' || c == 'E') return N_EXP;
+        return N_STUCK;
+    case N_DOT:
+        return digit ? N_FRAC : N_STUCK;
+    case N_FRAC:
+        if (digit) return N_FRAC;
+        if (c == 'e' || c == 'E') return N_EXP;
+        return N_STUCK;
+    case N_EXP:
+        if (c == '+' || c == '-') return N_ESIGN;
+        return digit ? N_EDIG : N_STUCK;
+    case N_ESIGN:
+    case N_EDIG:
+        return digit ? N_EDIG : N_STUCK;
+    }
+    return N_STUCK;
+}
+
+static int
+ndfa_accepts(int st)
+{
+    return st == N_ZERO || st == N_INT || st == N_FRAC || st == N_EDIG;
+}
+
+/* Raise the parser error for msg at pos (LimitExceeded when limit). */
+static int
+raise_at(PyObject *msg, Py_ssize_t pos, int limit)
+{
+    if (msg == NULL) return -1;
+    PyObject *exc = PyObject_CallFunction(H_parse_error, "Oni", msg, pos, limit);
+    Py_DECREF(msg);
+    if (exc == NULL) return -1;
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+    return -1;
+}
+
+static int
+fail_msg(const char *msg, Py_ssize_t pos)
+{
+    return raise_at(PyUnicode_FromString(msg), pos, 0);
+}
+
+static PyObject *
+tuple_plus(PyObject *t, PyObject *item)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    PyObject *r = PyTuple_New(n + 1);
+    if (r == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyTuple_GET_ITEM(t, k);
+        Py_INCREF(x);
+        PyTuple_SET_ITEM(r, k, x);
+    }
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(r, n, item);
+    return r;
+}
+
+/* Append a path event (a NamedTuple of 2 or 3 items) to the events list. */
+static int
+emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
+{
+    Py_ssize_t size = c == NULL ? 2 : 3;
+    PyTypeObject *tp = (PyTypeObject *)type;
+    PyObject *ev = tp->tp_alloc(tp, size);
+    if (ev == NULL) return -1;
+    Py_INCREF(a);
+    PyTuple_SET_ITEM(ev, 0, a);
+    Py_INCREF(b);
+    PyTuple_SET_ITEM(ev, 1, b);
+    if (c != NULL) {
+        Py_INCREF(c);
+        PyTuple_SET_ITEM(ev, 2, c);
+    }
+    int rc = PyList_Append(m->events, ev);
+    Py_DECREF(ev);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the live value */
+
+/* Put v where the in-flight value lives: the root, an array's last item, or the key. */
+static int
+slot_set(Machine *m, PyObject *v)
+{
+    if (m->depth == 0) {
+        Py_INCREF(v);
+        Py_SETREF(m->root, v);
+        return 0;
+    }
+    Frame *f = &m->stack[m->depth - 1];
+    if (f->is_dict) return PyDict_SetItem(f->cont, m->key, v);
+    Py_ssize_t n = PyList_GET_SIZE(f->cont);
+    if (n == 0) return 0;
+    Py_INCREF(v);
+    return PyList_SetItem(f->cont, n - 1, v);
+}
+
+/* Attach a new value to the innermost container (or make it the root); *path gets
+ * its path when events are on. */
+static int
+attach(Machine *m, PyObject *val, PyObject **path)
+{
+    *path = NULL;
+    if (m->depth == 0) {
+        Py_INCREF(val);
+        Py_SETREF(m->root, val);
+        if (m->events_on) {
+            Py_INCREF(T_empty);
+            *path = T_empty;
+        }
+        return 0;
+    }
+    Frame *f = &m->stack[m->depth - 1];
+    if (f->is_dict) {
+        if (m->events_on) {
+            *path = tuple_plus(f->path, m->key);
+            if (*path == NULL) return -1;
+        }
+        return PyDict_SetItem(f->cont, m->key, val);
+    }
+    if (m->events_on) {
+        PyObject *idx = PyLong_FromSsize_t(PyList_GET_SIZE(f->cont));
+        if (idx == NULL) return -1;
+        *path = tuple_plus(f->path, idx);
+        Py_DECREF(idx);
+        if (*path == NULL) return -1;
+    }
+    return PyList_Append(f->cont, val);
+}
+
+/* A complete scalar: attach it, move on, report it. */
+static int
+scalar_done(Machine *m, PyObject *val, PyObject *kind)
+{
+    PyObject *path;
+    if (attach(m, val, &path) < 0) {
+        Py_XDECREF(path);
+        return -1;
+    }
+    if (m->depth) {
+        m->state = ST_AFTER;
+    } else {
+        m->state = ST_END;
+        m->complete = 1;
+    }
+    if (path != NULL) {
+        int rc = emit(m, H_ValueStart, path, kind, NULL);
+        if (rc == 0) rc = emit(m, H_ValueEnd, path, val, NULL);
+        Py_DECREF(path);
+        return rc;
+    }
+    return 0;
+}
+
+static int
+close_container(Machine *m)
+{
+    Frame f = m->stack[--m->depth];
+    int rc = 0;
+    if (m->events_on) rc = emit(m, H_ValueEnd, f.path, f.cont, NULL);
+    Py_DECREF(f.cont);
+    Py_XDECREF(f.path);
+    if (rc < 0) return -1;
+    if (m->depth) {
+        m->state = ST_AFTER;
+    } else {
+        m->state = ST_END;
+        m->complete = 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ growing strings */
+
+static int
+max_class(Py_UCS4 c)
+{
+    return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
+}
+
+/* Copy from[a:a+len] into to[at:], to being wide enough.  (Not PyUnicode_CopyCharacters:
+ * for Latin-1 text into an ASCII string, CPython 3.11 checks the characters at the
+ * start of `from` rather than those copied.) */
+static void
+copy_range(PyObject *to, Py_ssize_t at, PyObject *from, Py_ssize_t a, Py_ssize_t len)
+{
+    int tk = PyUnicode_KIND(to), fk = PyUnicode_KIND(from);
+    void *td = PyUnicode_DATA(to);
+    const void *fd = PyUnicode_DATA(from);
+    if (tk == fk) {
+        memcpy((char *)td + (size_t)at * (size_t)tk, (const char *)fd + (size_t)a * (size_t)fk,
+               (size_t)len * (size_t)fk);
+        return;
+    }
+    for (Py_ssize_t k = 0; k < len; k++) PyUnicode_WRITE(tk, td, at + k, PyUnicode_READ(fk, fd, a + k));
+}
+
+/* Make sbuf extra characters longer, able to hold maxc; the new room is at the end. */
+static int
+s_grow(Machine *m, Py_ssize_t extra, Py_UCS4 maxc)
+{
+    Py_UCS4 newmax = maxc > m->smax ? maxc : m->smax;
+    Py_ssize_t old = m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
+    if (m->sbuf == NULL || max_class(newmax) != max_class(m->smax)) {
+        PyObject *n = PyUnicode_New(old + extra, newmax);
+        if (n == NULL) return -1;
+        if (old) copy_range(n, 0, m->sbuf, 0, old);
+        Py_XSETREF(m->sbuf, n);
+    } else if (PyUnicode_Resize(&m->sbuf, old + extra) < 0) {
+        return -1;
+    }
+    m->smax = newmax;
+    return 0;
+}
+
+static Py_UCS4
+range_max(int kind, const void *data, Py_ssize_t a, Py_ssize_t b)
+{
+    Py_UCS4 mx = 0;
+    for (Py_ssize_t k = a; k < b; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (c > mx) mx = c;
+    }
+    return mx;
+}
+
+/* Append s[a:b] to sbuf. */
+static int
+s_append_range(Machine *m, PyObject *s, Py_ssize_t a, Py_ssize_t b)
+{
+    if (b <= a) return 0;
+    Py_UCS4 mx = PyUnicode_MAX_CHAR_VALUE(s);
+    if (m->sbuf == NULL || max_class(mx) > max_class(m->smax))
+        mx = range_max(PyUnicode_KIND(s), PyUnicode_DATA(s), a, b);
+    else
+        mx = m->smax;
+    Py_ssize_t old = m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
+    if (s_grow(m, b - a, mx) < 0) return -1;
+    copy_range(m->sbuf, old, s, a, b - a);
+    return 0;
+}
+
+static int
+scr_reserve(Machine *m, Py_ssize_t extra)
+{
+    if (m->scr_len + extra > m->scr_cap) {
+        Py_ssize_t cap = m->scr_cap ? m->scr_cap * 2 : 64;
+        while (cap < m->scr_len + extra) cap *= 2;
+        Py_UCS4 *p = PyMem_Realloc(m->scr, (size_t)cap * sizeof(Py_UCS4));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->scr = p;
+        m->scr_cap = cap;
+    }
+    return 0;
+}
+
+static inline int
+scr_put(Machine *m, Py_UCS4 c)
+{
+    if (m->scr_len == m->scr_cap && scr_reserve(m, 1) < 0) return -1;
+    m->scr[m->scr_len++] = c;
+    if (c > m->scr_max) m->scr_max = c;
+    return 0;
+}
+
+static int
+scr_put_range(Machine *m, int kind, const void *data, Py_ssize_t a, Py_ssize_t b)
+{
+    if (b <= a) return 0;
+    if (scr_reserve(m, b - a) < 0) return -1;
+    Py_UCS4 *out = m->scr + m->scr_len;
+    Py_UCS4 mx = m->scr_max;
+    Py_ssize_t len = b - a;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *in = (const Py_UCS1 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *in = (const Py_UCS2 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    } else {
+        const Py_UCS4 *in = (const Py_UCS4 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    }
+    m->scr_len += len;
+    m->scr_max = mx;
+    return 0;
+}
+
+/* First index >= i of '"', '\\' or a control character in s[:n] (n if none). */
+static Py_ssize_t
+plain_run_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = (const Py_UCS2 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    } else {
+        const Py_UCS4 *p = (const Py_UCS4 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    }
+    return i;
+}
+
+/* Move what the current chunk decoded (scr, then s[seg:i]) into sbuf. */
+static int
+s_flush(Machine *m, PyObject *s, Py_ssize_t seg, Py_ssize_t i)
+{
+    if (m->scr_len == 0) return s_append_range(m, s, seg, i);
+    if (scr_put_range(m, PyUnicode_KIND(s), PyUnicode_DATA(s), seg, i) < 0) return -1;
+    Py_ssize_t old = m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
+    if (s_grow(m, m->scr_len, m->scr_max) < 0) return -1;
+    int kind = PyUnicode_KIND(m->sbuf);
+    void *data = PyUnicode_DATA(m->sbuf);
+    for (Py_ssize_t k = 0; k < m->scr_len; k++) PyUnicode_WRITE(kind, data, old + k, m->scr[k]);
+    m->scr_len = 0;
+    m->scr_max = 0;
+    return 0;
+}
+
+/* The finished text of the string that closes at s[i] (new reference). */
+static PyObject *
+s_final(Machine *m, PyObject *s, Py_ssize_t seg, Py_ssize_t i)
+{
+    if (m->sbuf == NULL) {
+        if (m->scr_len == 0) return PyUnicode_Substring(s, seg, i);
+        if (scr_put_range(m, PyUnicode_KIND(s), PyUnicode_DATA(s), seg, i) < 0) return NULL;
+        PyObject *r = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, m->scr, m->scr_len);
+        m->scr_len = 0;
+        m->scr_max = 0;
+        return r;
+    }
+    if (s_flush(m, s, seg, i) < 0) return NULL;
+    PyObject *r = m->sbuf;
+    m->sbuf = NULL;
+    return r;
+}
+
+static Py_ssize_t
+s_len(Machine *m)
+{
+    return m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
+}
+
+/* Attach the in-flight string value to the live value (it did not close in its
+ * opening chunk): report its start and hold its slot. */
+static int
+s_attach(Machine *m)
+{
+    PyObject *path;
+    m->s_attached = 1;
+    if (attach(m, S_empty, &path) < 0) {
+        Py_XDECREF(path);
+        return -1;
+    }
+    Py_XSETREF(m->s_path, path);
+    if (path != NULL) return emit(m, H_ValueStart, path, K_string, NULL);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ escapes */
+
+/* Could t (len < 6 chars) still grow into \uDC00-\uDFFF? */
+static int
+maybe_low(const Py_UCS4 *t, Py_ssize_t len)
+{
+    if (len >= 1 && t[0] != '\\') return 0;
+    if (len >= 2 && t[1] != 'u') return 0;
+    for (Py_ssize_t k = 2; k < len; k++)
+        if (hexval(t[k]) < 0) return 0;
+    if (len >= 3 && t[2] != 'd' && t[2] != 'D') return 0;
+    if (len >= 4) {
+        Py_UCS4 c = t[3];
+        if (!(c == 'c' || c == 'd' || c == 'e' || c == 'f' || c == 'C' || c == 'D' || c == 'E' ||
+              c == 'F'))
+            return 0;
+    }
+    return 1;
+}
+
+static Py_ssize_t
+low_prefix_len(const Py_UCS4 *t, Py_ssize_t len)
+{
+    Py_ssize_t k = 0;
+    Py_ssize_t top = len < 6 ? len : 6;
+    while (k < top && maybe_low(t, k + 1)) k++;
+    return k;
+}
+
+static Py_UCS4
+simple_escape(Py_UCS4 e)
+{
+    switch (e) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    }
+    return 0xFFFFFFFF;
+}
+
+/* Offset of the first bad character of an escape t starts with, or -1. */
+static Py_ssize_t
+bad_escape_at(const Py_UCS4 *t, Py_ssize_t len)
+{
+    if (len < 2 || t[0] != '\\') return -1;
+    if (t[1] == 'u') {
+        for (Py_ssize_t k = 2; k < len && k < 6; k++)
+            if (hexval(t[k]) < 0) return k;
+        return -1;
+    }
+    return simple_escape(t[1]) == 0xFFFFFFFF ? 1 : -1;
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+static int
+n_reserve(Machine *m, Py_ssize_t extra)
+{
+    if (m->nlen + extra + 1 > m->ncap) {
+        Py_ssize_t cap = (m->nlen + extra + 1) * 2;
+        if (cap < 64) cap = 64;
+        char *p = PyMem_Realloc(m->nbuf, (size_t)cap);
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->nbuf = p;
+        m->ncap = cap;
+    }
+    return 0;
+}
+
+/* The value of a complete number token, or the error at its first bad character. */
+static PyObject *
+number_value(Machine *m, const char *tok, Py_ssize_t len, Py_ssize_t pos)
+{
+    int st = N_START;
+    Py_ssize_t k = 0;
+    int is_float = 0;
+    for (; k < len; k++) {
+        int nx = ndfa_step(st, (unsigned char)tok[k]);
+        if (nx == N_STUCK) break;
+        st = nx;
+        if (tok[k] == '.' || tok[k] == 'e' || tok[k] == 'E') is_float = 1;
+    }
+    if (k != len || !ndfa_accepts(st)) {
+        fail_msg("Invalid number", pos + k);
+        return NULL;
+    }
+    if (is_float) {
+        if (m->parse_float != NULL)
+            return PyObject_CallFunction(m->parse_float, "s#", tok, len);
+        double d = PyOS_string_to_double(tok, NULL, NULL);
+        if (d == -1.0 && PyErr_Occurred()) return NULL;
+        return PyFloat_FromDouble(d);
+    }
+    if (len - (tok[0] == '-') > m->max_int) {
+        raise_at(PyUnicode_FromFormat("integer longer than max_int_digits=%zd", m->max_int), pos, 1);
+        return NULL;
+    }
+    if (m->parse_int != NULL) {
+        PyObject *r = PyObject_CallFunction(m->parse_int, "s#", tok, len);
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            PyObject *msg = PyUnicode_FromFormat("integer rejected by parse_int (%S)", value);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            raise_at(msg, pos, 0);
+        }
+        return r;
+    }
+    PyObject *r = PyLong_FromString(tok, NULL, 10);
+    if (r == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+        PyErr_Clear(); /* more digits than int() converts at once */
+        r = PyObject_CallFunction(H_big_int, "s#", tok, len);
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------------ literals */
+
+static const char *
+literal_word(Machine *m, Py_UCS4 c, PyObject **val, PyObject **kind)
+{
+    switch (c) {
+    case 't': *val = Py_True; *kind = K_bool; return "true";
+    case 'f': *val = Py_False; *kind = K_bool; return "false";
+    case 'n': *val = Py_None; *kind = K_null; return "null";
+    case 'N': if (m->allow_nan) { *val = NULL; *kind = K_number; return "NaN"; } break;
+    case 'I': if (m->allow_nan) { *val = NULL; *kind = K_number; return "Infinity"; } break;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ the machine */
+
+static int
+set_carry(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t n)
+{
+    PyObject *c = PyUnicode_Substring(s, i, n);
+    if (c == NULL) return -1;
+    Py_XSETREF(m->carry, c);
+    return 0;
+}
+
+/* Run one chunk through the machine. */
+static int
+run(Machine *m, PyObject *chunk)
+{
+    PyObject *s;
+    if (m->state == ST_NUMBER && m->allow_nan && m->nlen == 1 && m->nbuf[0] == '-' &&
+        PyUnicode_GET_LENGTH(chunk) > 0 && PyUnicode_READ_CHAR(chunk, 0) == 'I') {
+        /* "-" ended the last chunk and "Infinity" follows: re-read it as a literal */
+        PyObject *c = PyUnicode_FromString("-");
+        if (c == NULL) return -1;
+        Py_XSETREF(m->carry, c);
+        m->state = ST_VALUE;
+        m->nlen = 0;
+    }
+    m->base = m->pos - PyUnicode_GET_LENGTH(chunk);
+    if (m->carry != NULL) {
+        s = PyUnicode_Concat(m->carry, chunk);
+        if (s == NULL) return -1;
+        m->base -= PyUnicode_GET_LENGTH(m->carry);
+        Py_CLEAR(m->carry);
+    } else {
+        Py_INCREF(chunk);
+        s = chunk;
+    }
+    const int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    const Py_ssize_t base = m->base;
+    Py_ssize_t i = 0;
+    PyObject *val = NULL;
+    const char *err_msg = NULL;
+    Py_ssize_t err_pos = 0;
+#define CH(k) PyUnicode_READ(kind, data, (k))
+#define FAIL goto error
+
+    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
+        /* release the slot so the string can grow in place */
+        if (slot_set(m, S_empty) < 0) FAIL;
+    }
+
+    while (i < n) {
+        int st = m->state;
+        if (st == ST_STRING) {
+            Py_ssize_t seg = i;
+            for (;;) {
+                i = plain_run_end(kind, data, i, n);
+                if (i >= n) {
+                    if (s_flush(m, s, seg, n) < 0) FAIL;
+                    goto string_chunk_end;
+                }
+                Py_UCS4 c = CH(i);
+                if (c == '"') {
+                    PyObject *text = s_final(m, s, seg, i);
+                    if (text == NULL) FAIL;
+                    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+                    i++;
+                    if (m->is_key) {
+                        if (m->max_tok >= 0 && tlen > m->max_tok) {
+                            Py_DECREF(text);
+                            raise_at(PyUnicode_FromFormat(m->s_first ? "key longer than max_token_chars=%zd"
+                                                                     : "string longer than max_token_chars=%zd",
+                                                          m->max_tok),
+                                     m->s_pos, 1);
+                            FAIL;
+                        }
+                        Py_XSETREF(m->key, text);
+                        m->state = ST_COLON;
+                        break;
+                    }
+                    if (!m->s_attached) {
+                        /* opened and closed in this chunk */
+                        if (m->max_tok >= 0 && tlen > m->max_tok) {
+                            Py_DECREF(text);
+                            m->state = ST_VALUE; /* the string never showed */
+                            raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
+                                     m->s_pos, 1);
+                            FAIL;
+                        }
+                        PyObject *path;
+                        if (attach(m, text, &path) < 0) {
+                            Py_XDECREF(path);
+                            Py_DECREF(text);
+                            FAIL;
+                        }
+                        if (path != NULL) {
+                            int rc = emit(m, H_ValueStart, path, K_string, NULL);
+                            if (rc == 0 && tlen) rc = emit(m, H_StringDelta, path, text, NULL);
+                            if (rc == 0) rc = emit(m, H_ValueEnd, path, text, NULL);
+                            Py_DECREF(path);
+                            if (rc < 0) {
+                                Py_DECREF(text);
+                                FAIL;
+                            }
+                        }
+                    } else {
+                        if (m->max_tok >= 0 && tlen > m->max_tok) {
+                            m->sbuf = text; /* the partial shows it */
+                            raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
+                                     m->s_pos, 1);
+                            FAIL;
+                        }
+                        if (slot_set(m, text) < 0) {
+                            Py_DECREF(text);
+                            FAIL;
+                        }
+                        if (m->events_on) {
+                            int rc = 0;
+                            if (tlen > m->d_start) {
+                                PyObject *d = PyUnicode_Substring(text, m->d_start, tlen);
+                                rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
+                                Py_XDECREF(d);
+                            }
+                            if (rc == 0) rc = emit(m, H_ValueEnd, m->s_path, text, NULL);
+                            if (rc < 0) {
+                                Py_DECREF(text);
+                                FAIL;
+                            }
+                        }
+                    }
+                    Py_DECREF(text);
+                    Py_CLEAR(m->s_path);
+                    if (m->depth) {
+                        m->state = ST_AFTER;
+                    } else {
+                        m->state = ST_END;
+                        m->complete = 1;
+                    }
+                    break;
+                }
+                if (c == '\\') {
+                    if (scr_put_range(m, kind, data, seg, i) < 0) FAIL;
+                    seg = i;
+                    if (i + 1 >= n) goto string_carry;
+                    Py_UCS4 e = CH(i + 1);
+                    if (e == 'u') {
+                        Py_ssize_t avail = n - (i + 2);
+                        if (avail > 4) avail = 4;
+                        Py_UCS4 cp = 0;
+                        for (Py_ssize_t off = 0; off < avail; off++) {
+                            int h = hexval(CH(i + 2 + off));
+                            if (h < 0) {
+                                err_msg = "Invalid \\uXXXX escape";
+                                err_pos = base + i + 2 + off;
+                                goto string_error;
+                            }
+                            cp = cp * 16 + (Py_UCS4)h;
+                        }
+                        if (avail < 4) goto string_carry;
+                        if (cp >= 0xD800 && cp <= 0xDBFF) {
+                            Py_UCS4 nxt[6];
+                            Py_ssize_t nl = n - (i + 6);
+                            if (nl > 6) nl = 6;
+                            for (Py_ssize_t k = 0; k < nl; k++) nxt[k] = CH(i + 6 + k);
+                            if (nl == 6 && nxt[0] == '\\' && nxt[1] == 'u') {
+                                int ok = 1;
+                                Py_UCS4 low = 0;
+                                for (int k = 2; k < 6; k++) {
+                                    int h = hexval(nxt[k]);
+                                    if (h < 0) {
+                                        ok = 0;
+                                        break;
+                                    }
+                                    low = low * 16 + (Py_UCS4)h;
+                                }
+                                if (ok && low >= 0xDC00 && low <= 0xDFFF) {
+                                    if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
+                                    i += 12;
+                                    seg = i;
+                                    continue;
+                                }
+                            }
+                            if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
+                            /* a lone high surrogate: but a broken escape after it fails
+                               first, so the partial never shows the held half */
+                            Py_ssize_t bad = bad_escape_at(nxt, nl);
+                            if (bad >= 0 && bad <= low_prefix_len(nxt, nl)) {
+                                err_msg = "Invalid \\escape";
+                                err_pos = base + i + 6 + bad;
+                                goto string_error;
+                            }
+                        }
+                        if (scr_put(m, cp) < 0) FAIL;
+                        i += 6;
+                        seg = i;
+                        continue;
+                    }
+                    Py_UCS4 dec = simple_escape(e);
+                    if (dec == 0xFFFFFFFF) {
+                        err_msg = "Invalid \\escape";
+                        err_pos = base + i + 1;
+                        goto string_error;
+                    }
+                    if (scr_put(m, dec) < 0) FAIL;
+                    i += 2;
+                    seg = i;
+                    continue;
+                }
+                /* a raw control character */
+                if (s_flush(m, s, seg, i) < 0) FAIL;
+                fail_msg("Invalid control character in string", base + i);
+                FAIL;
+
+            string_error:
+                if (s_flush(m, s, seg, seg) < 0) FAIL;
+                fail_msg(err_msg, err_pos);
+                FAIL;
+            string_carry:
+                if (s_flush(m, s, seg, seg) < 0) FAIL;
+                if (set_carry(m, s, i, n) < 0) FAIL;
+                i = n;
+            string_chunk_end:
+                if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
+                if (m->max_tok >= 0 && s_len(m) > m->max_tok) {
+                    raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
+                             m->s_pos, 1);
+                    FAIL;
+                }
+                break;
+            }
+            continue;
+        }
+
+        Py_UCS4 c = CH(i);
+        if (st == ST_END) {
+            if (m->ignore_trailing) {
+                PyObject *text = PyUnicode_Substring(s, i, n);
+                if (text == NULL) FAIL;
+                int rc = PyList_Append(m->tail, text);
+                if (rc == 0 && m->events_on) {
+                    PyObject *p = PyLong_FromSsize_t(base + i);
+                    rc = p == NULL ? -1 : emit(m, H_Skipped, K_trailing, p, text);
+                    Py_XDECREF(p);
+                }
+                Py_DECREF(text);
+                if (rc < 0) FAIL;
+                i = n;
+                continue;
+            }
+            if (is_ws(c)) {
+                while (i < n && is_ws(CH(i))) i++;
+                continue;
+            }
+            fail_msg("Extra data after the JSON value", base + i);
+            FAIL;
+        }
+        if (st == ST_NUMBER) {
+            Py_ssize_t j = i;
+            while (j < n && is_numchar(CH(j))) j++;
+            if (n_reserve(m, j - i) < 0) FAIL;
+            for (Py_ssize_t k = i; k < j; k++) {
+                int nx = ndfa_step(m->ndfa, CH(k));
+                if (nx == N_STUCK) {
+                    fail_msg("Invalid number", m->n_pos + m->nlen + (k - i));
+                    FAIL;
+                }
+                m->ndfa = nx;
+            }
+            for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
+            m->nbuf[m->nlen] = 0;
+            i = j;
+            if (m->max_tok >= 0 && m->nlen > m->max_tok) {
+                raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok),
+                         m->n_pos, 1);
+                FAIL;
+            }
+            if (i >= n) continue;
+            val = number_value(m, m->nbuf, m->nlen, m->n_pos);
+            if (val == NULL) FAIL;
+            m->nlen = 0;
+            if (scalar_done(m, val, K_number) < 0) FAIL;
+            Py_CLEAR(val);
+            continue;
+        }
+        if (is_ws(c)) {
+            i++;
+            while (i < n && is_ws(CH(i))) i++;
+            continue;
+        }
+        if (st == ST_AFTER) {
+            Frame *f = &m->stack[m->depth - 1];
+            if (c == ',') {
+                i++;
+                while (i < n && is_ws(CH(i))) i++;
+                m->state = f->is_dict ? ST_KEY : ST_ELEM;
+                continue;
+            }
+            if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            fail_msg(c != ']' && c != '}' ? "Expecting ',' delimiter" : "Mismatched closer", base + i);
+            FAIL;
+        }
+        if (st <= ST_ELEM) {
+            Py_ssize_t pos = base + i;
+            if (c == '"') {
+                m->state = ST_STRING;
+                m->is_key = 0;
+                m->s_attached = 0;
+                m->s_first = 1;
+                m->s_pos = pos;
+                m->d_start = 0;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                if (m->depth >= m->max_depth) {
+                    raise_at(PyUnicode_FromFormat("nesting deeper than max_depth=%zd", m->max_depth), pos, 1);
+                    FAIL;
+                }
+                PyObject *cont = c == '{' ? PyDict_New() : PyList_New(0);
+                if (cont == NULL) FAIL;
+                PyObject *path;
+                if (attach(m, cont, &path) < 0) {
+                    Py_XDECREF(path);
+                    Py_DECREF(cont);
+                    FAIL;
+                }
+                if (m->depth == m->cap) {
+                    Py_ssize_t cap = m->cap ? m->cap * 2 : 16;
+                    Frame *p = PyMem_Realloc(m->stack, (size_t)cap * sizeof(Frame));
+                    if (p == NULL) {
+                        Py_XDECREF(path);
+                        Py_DECREF(cont);
+                        PyErr_NoMemory();
+                        FAIL;
+                    }
+                    m->stack = p;
+                    m->cap = cap;
+                }
+                Frame *f = &m->stack[m->depth++];
+                f->cont = cont;
+                f->path = path;
+                f->is_dict = c == '{';
+                if (path != NULL && emit(m, H_ValueStart, path, c == '{' ? K_object : K_array, NULL) < 0)
+                    FAIL;
+                m->state = c == '{' ? ST_KEY_FIRST : ST_ELEM_FIRST;
+                i++;
+                continue;
+            }
+            if (c == ']' && st != ST_VALUE) {
+                if (st == ST_ELEM) {
+                    fail_msg("Trailing comma before ']'", pos);
+                    FAIL;
+                }
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if (c == '-' || (c >= '0' && c <= '9')) {
+                Py_ssize_t j = i;
+                while (j < n && is_numchar(CH(j))) j++;
+                if (j >= n) {
+                    m->nlen = 0;
+                    if (n_reserve(m, n - i) < 0) FAIL;
+                    int nst = N_START;
+                    for (Py_ssize_t k = i; k < n; k++) {
+                        int nx = ndfa_step(nst, CH(k));
+                        if (nx == N_STUCK) {
+                            fail_msg("Invalid number", pos + (k - i));
+                            FAIL;
+                        }
+                        nst = nx;
+                        m->nbuf[m->nlen++] = (char)CH(k);
+                    }
+                    m->nbuf[m->nlen] = 0;
+                    m->ndfa = nst;
+                    if (m->max_tok >= 0 && m->nlen > m->max_tok) {
+                        raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos,
+                                 1);
+                        FAIL;
+                    }
+                    m->n_pos = pos;
+                    m->state = ST_NUMBER;
+                    i = n;
+                    continue;
+                }
+                if (m->max_tok >= 0 && j - i > m->max_tok) {
+                    raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos, 1);
+                    FAIL;
+                }
+                if (j - i == 1 && c == '-' && m->allow_nan && CH(j) == 'I') {
+                    static const char word[] = "-Infinity";
+                    Py_ssize_t k = 0;
+                    while (k < 9 && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
+                    if (k == 9) {
+                        val = PyFloat_FromDouble(-Py_HUGE_VAL);
+                        if (val == NULL) FAIL;
+                        i += 9;
+                    } else if (n - i < 9 && i + k == n) {
+                        if (set_carry(m, s, i, n) < 0) FAIL;
+                        i = n;
+                        continue;
+                    } else {
+                        fail_msg("Invalid literal", pos);
+                        FAIL;
+                    }
+                } else {
+                    char small[64];
+                    char *tok = small;
+                    Py_ssize_t len = j - i;
+                    if (len + 1 > (Py_ssize_t)sizeof(small)) {
+                        tok = PyMem_Malloc((size_t)len + 1);
+                        if (tok == NULL) {
+                            PyErr_NoMemory();
+                            FAIL;
+                        }
+                    }
+                    for (Py_ssize_t k = 0; k < len; k++) tok[k] = (char)CH(i + k);
+                    tok[len] = 0;
+                    val = number_value(m, tok, len, pos);
+                    if (tok != small) PyMem_Free(tok);
+                    if (val == NULL) FAIL;
+                    i = j;
+                }
+                if (scalar_done(m, val, K_number) < 0) FAIL;
+                Py_CLEAR(val);
+                continue;
+            }
+            PyObject *lit, *lkind;
+            const char *word = literal_word(m, c, &lit, &lkind);
+            if (word == NULL) {
+                fail_msg("Expecting value", pos);
+                FAIL;
+            }
+            Py_ssize_t wl = (Py_ssize_t)strlen(word);
+            Py_ssize_t k = 0;
+            while (k < wl && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
+            if (k == wl) {
+                if (lit == NULL) {
+                    val = PyFloat_FromDouble(word[0] == 'N' ? Py_NAN : Py_HUGE_VAL);
+                    if (val == NULL) FAIL;
+                } else {
+                    Py_INCREF(lit);
+                    val = lit;
+                }
+                i += wl;
+                if (scalar_done(m, val, lkind) < 0) FAIL;
+                Py_CLEAR(val);
+                continue;
+            }
+            if (i + k == n) { /* a prefix of the word so far: wait for more */
+                if (set_carry(m, s, i, n) < 0) FAIL;
+                i = n;
+                continue;
+            }
+            fail_msg("Expecting value", pos + k);
+            FAIL;
+        }
+        if (st == ST_KEY_FIRST || st == ST_KEY) {
+            if (c == '"') {
+                m->state = ST_STRING;
+                m->is_key = 1;
+                m->s_first = 1;
+                m->s_pos = base + i;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
+            if (c == '}') {
+                if (st == ST_KEY) {
+                    fail_msg("Trailing comma before '}'", base + i);
+                    FAIL;
+                }
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            fail_msg("Expecting property name enclosed in double quotes", base + i);
+            FAIL;
+        }
+        /* ST_COLON */
+        if (c == ':') {
+            i++;
+            while (i < n && is_ws(CH(i))) i++;
+            m->state = ST_VALUE;
+            continue;
+        }
+        fail_msg("Expecting ':' delimiter", base + i);
+        FAIL;
+    }
+
+    /* the chunk boundary */
+    if (m->state == ST_STRING) {
+        m->s_first = 0;
+        if (!m->is_key) {
+            if (!m->s_attached && s_attach(m) < 0) FAIL;
+            if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
+            Py_ssize_t len = s_len(m);
+            if (m->events_on && len > m->d_start) {
+                PyObject *d = PyUnicode_Substring(m->sbuf, m->d_start, len);
+                int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
+                Py_XDECREF(d);
+                if (rc < 0) FAIL;
+                m->d_start = len;
+            }
+        }
+    }
+    Py_DECREF(s);
+    return 0;
+
+error:
+    Py_XDECREF(val);
+    Py_DECREF(s);
+    return -1;
+#undef CH
+#undef FAIL
+}
+
+/* End of input (finish): commit a complete number; a string stays as it is. */
+static int
+end_input(Machine *m)
+{
+    if (m->state == ST_STRING && !m->is_key && m->s_attached)
+        return slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf);
+    if (m->state == ST_NUMBER && ndfa_accepts(m->ndfa)) {
+        PyObject *val = number_value(m, m->nbuf, m->nlen, m->n_pos);
+        if (val == NULL) return -1;
+        int rc = scalar_done(m, val, K_number);
+        Py_DECREF(val);
+        return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ failing */
+
+static void
+raise_error(Machine *m)
+{
+    PyErr_SetObject((PyObject *)Py_TYPE(m->error), m->error);
+}
+
+/* The machine raised: keep a MalformedJSON as the parser's error (with the last good
+ * snapshot as .partial) and re-raise it. from_machine: raised inside the machine, so
+ * an in-flight string value shows what it read so far. */
+static void
+fail(Machine *m, int from_machine)
+{
+    if (!PyErr_ExceptionMatches(H_MalformedJSON)) {
+        m->dead = 1;
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (from_machine && m->state == ST_STRING && !m->is_key) {
+        if (!m->s_attached && s_attach(m) < 0) PyErr_Clear();
+        if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) PyErr_Clear();
+    }
+    PyObject *partial = PyObject_GetAttrString(value, "partial");
+    if (partial == NULL) {
+        PyErr_Clear();
+    } else {
+        if (partial == H_UNSET) {
+            PyObject *copy = PyObject_CallOneArg(H_deep_copy, m->root);
+            if (copy == NULL || PyObject_SetAttrString(value, "partial", copy) < 0) PyErr_Clear();
+            Py_XDECREF(copy);
+        }
+        Py_DECREF(partial);
+    }
+    Py_XSETREF(m->error, value);
+    Py_INCREF(value);
+    PyErr_Restore(type, value, tb);
+}
+
+static int
+run_checked(Machine *m, PyObject *text)
+{
+    m->pos += PyUnicode_GET_LENGTH(text);
+    if (run(m, text) < 0) {
+        fail(m, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+fail_new(Machine *m, PyObject *cls, PyObject *msg, Py_ssize_t pos)
+{
+    if (msg == NULL) return -1;
+    PyObject *exc = PyObject_CallFunction(cls, "Nn", msg, pos);
+    if (exc == NULL) return -1;
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    fail(m, 0);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ bytes input */
+
+/* Decode bytes like codecs' incremental "utf-8-sig" decoder; on invalid UTF-8, parse
+ * the valid text before the bad byte and fail at its character offset. Returns a new
+ * str, or NULL with an exception set. */
+static PyObject *
+decode_bytes(Machine *m, PyObject *chunk)
+{
+    PyObject *raw = PyBytes_FromObject(chunk);
+    if (raw == NULL) return NULL;
+    Py_ssize_t rl = PyBytes_GET_SIZE(raw);
+    Py_ssize_t total = m->ulen + rl;
+    unsigned char *buf = PyMem_Malloc((size_t)total + 1);
+    if (buf == NULL) {
+        Py_DECREF(raw);
+        return PyErr_NoMemory();
+    }
+    memcpy(buf, m->ub, (size_t)m->ulen);
+    memcpy(buf + m->ulen, PyBytes_AS_STRING(raw), (size_t)rl);
+    Py_DECREF(raw);
+    const unsigned char *p = buf;
+    Py_ssize_t len = total;
+    Py_ssize_t skipped = 0;
+    static const unsigned char bom[3] = {0xEF, 0xBB, 0xBF};
+    if (m->bom_first) {
+        if (len < 3) {
+            if (memcmp(p, bom, (size_t)len) == 0) { /* not enough data to decide */
+                memcpy(m->ub, p, (size_t)len);
+                m->ulen = len;
+                PyMem_Free(buf);
+                return PyUnicode_New(0, 0);
+            }
+            m->bom_first = 0;
+        } else {
+            m->bom_first = 0;
+            if (memcmp(p, bom, 3) == 0) {
+                p += 3;
+                len -= 3;
+                skipped = 3;
+            }
+        }
+    }
+    (void)skipped;
+    Py_ssize_t consumed = 0;
+    PyObject *text = PyUnicode_DecodeUTF8Stateful((const char *)p, len, "strict", &consumed);
+    if (text != NULL) {
+        m->ulen = len - consumed;
+        memcpy(m->ub, p + consumed, (size_t)m->ulen);
+        PyMem_Free(buf);
+        return text;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyMem_Free(buf);
+        return NULL;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    Py_ssize_t start = 0;
+    PyObject *reason = NULL;
+    if (PyUnicodeDecodeError_GetStart(value, &start) < 0 || (reason = PyUnicodeDecodeError_GetReason(value)) == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        PyMem_Free(buf);
+        return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyObject *good = PyUnicode_DecodeUTF8((const char *)p, start, "strict");
+    PyMem_Free(buf);
+    m->ulen = 0;
+    if (good == NULL) {
+        Py_DECREF(reason);
+        return NULL;
+    }
+    if (m->pos == 0 && PyUnicode_GET_LENGTH(good) > 0 && PyUnicode_READ_CHAR(good, 0) == 0xFEFF) {
+        Py_SETREF(good, PyUnicode_Substring(good, 1, PyUnicode_GET_LENGTH(good)));
+        if (good == NULL) {
+            Py_DECREF(reason);
+            return NULL;
+        }
+    }
+    if (PyUnicode_GET_LENGTH(good) > 0 && run_checked(m, good) < 0) {
+        Py_DECREF(good);
+        Py_DECREF(reason);
+        return NULL;
+    }
+    Py_DECREF(good);
+    fail_new(m, H_MalformedJSON, PyUnicode_FromFormat("invalid UTF-8 (%U)", reason), m->pos);
+    Py_DECREF(reason);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ the type's methods */
+
+static int
+check_ready(Machine *m)
+{
+    if (!m->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream is not initialised");
+        return -1;
+    }
+    if (m->dead) {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream stopped after an error in a parse hook");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+js_feed(PyObject *self, PyObject *chunk)
+{
+    Machine *m = MS(self);
+    if (m->mode == 1 && PyUnicode_CheckExact(chunk) && m->max_doc < 0 && m->error == NULL &&
+        !m->finished && !m->dead) {
+        /* the common case, kept short */
+        if (run_checked(m, chunk) < 0) return NULL;
+        Py_INCREF(m->root);
+        return m->root;
+    }
+    if (check_ready(m) < 0) return NULL;
+    if (m->error != NULL) {
+        raise_error(m);
+        return NULL;
+    }
+    if (m->finished) {
+        PyErr_SetString(PyExc_RuntimeError, "feed() after finish()");
+        return NULL;
+    }
+    PyObject *text;
+    if (PyUnicode_CheckExact(chunk)) {
+        if (m->mode == 2) {
+            PyErr_SetString(PyExc_TypeError, "cannot mix str and bytes chunks in one stream");
+            return NULL;
+        }
+        m->mode = 1;
+        Py_INCREF(chunk);
+        text = chunk;
+    } else if (PyBytes_Check(chunk) || PyByteArray_Check(chunk) || PyMemoryView_Check(chunk)) {
+        if (m->mode == 1) {
+            PyErr_SetString(PyExc_TypeError, "cannot mix str and bytes chunks in one stream");
+            return NULL;
+        }
+        m->mode = 2;
+        text = decode_bytes(m, chunk);
+        if (text == NULL) return NULL;
+    } else {
+        PyErr_Format(PyExc_TypeError, "feed() takes str or bytes, not %s", Py_TYPE(chunk)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t tl = PyUnicode_GET_LENGTH(text);
+    if (tl) {
+        if (m->max_doc >= 0 && m->pos + tl > m->max_doc) {
+            Py_ssize_t keep = m->max_doc - m->pos;
+            if (keep > 0) {
+                PyObject *head = PyUnicode_Substring(text, 0, keep);
+                if (head == NULL || run_checked(m, head) < 0) {
+                    Py_XDECREF(head);
+                    Py_DECREF(text);
+                    return NULL;
+                }
+                Py_DECREF(head);
+            }
+            Py_DECREF(text);
+            fail_new(m, H_LimitExceeded,
+                     PyUnicode_FromFormat("document longer than max_document_chars=%zd", m->max_doc), m->max_doc);
+            return NULL;
+        }
+        if (run_checked(m, text) < 0) {
+            Py_DECREF(text);
+            return NULL;
+        }
+    }
+    Py_DECREF(text);
+    Py_INCREF(m->root);
+    return m->root;
+}
+
+static PyObject *
+js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    if (m->error != NULL) {
+        raise_error(m);
+        return NULL;
+    }
+    if (!m->finished) {
+        m->ulen = 0; /* a character cut off at the end: dropped like any truncation */
+        m->finished = 1;
+        if (end_input(m) < 0) {
+            fail(m, 1);
+            return NULL;
+        }
+    }
+    Py_INCREF(m->root);
+    return m->root;
+}
+
+static PyObject *
+need_events(Machine *m)
+{
+    if (m->events == NULL) {
+        PyErr_SetString(PyExc_ValueError,
+                        "path events are off: create the parser with JsonStream(events=True)");
+        return NULL;
+    }
+    return m->events;
+}
+
+/* Hand the collected events over and start a new list (O(1), no copy). */
+static PyObject *
+take(Machine *m)
+{
+    PyObject *fresh = PyList_New(0);
+    if (fresh == NULL) return NULL;
+    PyObject *out = m->events;
+    m->events = fresh;
+    return out;
+}
+
+static PyObject *
+js_feed_events(PyObject *self, PyObject *chunk)
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0 || need_events(m) == NULL) return NULL;
+    PyObject *r = js_feed(self, chunk);
+    if (r == NULL) return NULL;
+    Py_DECREF(r);
+    if (PyList_GET_SIZE(m->events) == 0) return PyList_New(0);
+    return take(m);
+}
+
+static PyObject *
+js_finish_events(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0 || need_events(m) == NULL) return NULL;
+    PyObject *r = js_finish(self, NULL);
+    if (r == NULL) return NULL;
+    Py_DECREF(r);
+    return take(m);
+}
+
+static PyObject *
+js_take_events(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0 || need_events(m) == NULL) return NULL;
+    return take(m);
+}
+
+static PyObject *
+js_snapshot(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    return PyObject_CallOneArg(H_deep_copy, m->root);
+}
+
+static PyObject *
+js_repr(PyObject *self)
+{
+    Machine *m = MS(self);
+    if (!m->ready) return PyUnicode_FromString("<JsonStream uninitialised>");
+    const char *state = m->complete ? "complete" : m->finished ? "finished" : "streaming";
+    PyObject *r = PyObject_Repr(m->root);
+    if (r == NULL) return NULL;
+    if (PyUnicode_GET_LENGTH(r) > 60) Py_SETREF(r, PyUnicode_Substring(r, 0, 60));
+    if (r == NULL) return NULL;
+    PyObject *out = PyUnicode_FromFormat("<JsonStream %s pos=%zd value=%U>", state, m->pos, r);
+    Py_DECREF(r);
+    return out;
+}
+
+static PyObject *
+get_value(PyObject *self, void *Py_UNUSED(c))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    Py_INCREF(m->root);
+    return m->root;
+}
+
+static PyObject *
+get_complete(PyObject *self, void *Py_UNUSED(c))
+{
+    return PyBool_FromLong(MS(self)->complete);
+}
+
+static PyObject *
+get_finished(PyObject *self, void *Py_UNUSED(c))
+{
+    return PyBool_FromLong(MS(self)->finished);
+}
+
+static PyObject *
+get_pos(PyObject *self, void *Py_UNUSED(c))
+{
+    return PyLong_FromSsize_t(MS(self)->pos);
+}
+
+static PyObject *
+get_tail(PyObject *self, void *Py_UNUSED(c))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(m->tail);
+    if (k == 0) return PyUnicode_New(0, 0);
+    if (k > 1) {
+        PyObject *joined = PyUnicode_Join(S_empty, m->tail);
+        if (joined == NULL) return NULL;
+        PyObject *one = PyList_New(1);
+        if (one == NULL) {
+            Py_DECREF(joined);
+            return NULL;
+        }
+        PyList_SET_ITEM(one, 0, joined);
+        Py_SETREF(m->tail, one);
+    }
+    PyObject *t = PyList_GET_ITEM(m->tail, 0);
+    Py_INCREF(t);
+    return t;
+}
+
+static PyObject *
+get_repairs(PyObject *self, void *Py_UNUSED(c))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    Py_INCREF(m->repairs);
+    return m->repairs;
+}
+
+/* ------------------------------------------------------------------ lifecycle */
+
+static void
+m_clear(Machine *m)
+{
+    Py_CLEAR(m->parse_float);
+    Py_CLEAR(m->parse_int);
+    Py_CLEAR(m->root);
+    Py_CLEAR(m->events);
+    Py_CLEAR(m->tail);
+    Py_CLEAR(m->repairs);
+    Py_CLEAR(m->error);
+    Py_CLEAR(m->key);
+    Py_CLEAR(m->carry);
+    Py_CLEAR(m->sbuf);
+    Py_CLEAR(m->s_path);
+    while (m->depth > 0) {
+        Frame *f = &m->stack[--m->depth];
+        Py_CLEAR(f->cont);
+        Py_CLEAR(f->path);
+    }
+}
+
+static void
+m_free_buffers(Machine *m)
+{
+    PyMem_Free(m->stack);
+    m->stack = NULL;
+    m->cap = 0;
+    PyMem_Free(m->scr);
+    m->scr = NULL;
+    m->scr_cap = m->scr_len = 0;
+    PyMem_Free(m->nbuf);
+    m->nbuf = NULL;
+    m->ncap = m->nlen = 0;
+}
+
+static Py_ssize_t
+opt_size(PyObject *v, Py_ssize_t none_value, const char *name, int *err)
+{
+    if (v == NULL || v == Py_None) return none_value;
+    Py_ssize_t r = PyLong_AsSsize_t(v);
+    if (r == -1 && PyErr_Occurred()) {
+        *err = 1;
+        return 0;
+    }
+    if (r < 0 && none_value < 0) {
+        PyErr_Format(PyExc_ValueError, "%s must not be negative", name);
+        *err = 1;
+    }
+    return r;
+}
+
+static int
+js_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"events",          "lenient",         "skip_preamble", "trailing",
+                             "allow_inf_nan",   "max_depth",       "max_token_chars",
+                             "max_document_chars", "max_int_digits", "parse_float", "parse_int", NULL};
+    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0;
+    PyObject *trailing = Py_None, *max_depth = NULL, *max_tok = NULL, *max_doc = NULL, *max_int = NULL;
+    PyObject *parse_float = Py_None, *parse_int = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOO:JsonStream", kwlist, &events, &lenient,
+                                     &skip_preamble, &trailing, &allow_nan, &max_depth, &max_tok, &max_doc,
+                                     &max_int, &parse_float, &parse_int))
+        return -1;
+    if (lenient || skip_preamble) {
+        PyErr_SetString(PyExc_ValueError, "the C machine runs strict JSON only");
+        return -1;
+    }
+    int ignore = 0;
+    if (trailing != Py_None) {
+        if (PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "ignore") == 0) {
+            ignore = 1;
+        } else if (!(PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "error") == 0)) {
+            PyErr_SetString(PyExc_ValueError, "trailing must be 'error' or 'ignore'");
+            return -1;
+        }
+    }
+    int err = 0;
+    Py_ssize_t depth = max_depth == NULL ? 1000 : opt_size(max_depth, 1000, "max_depth", &err);
+    Py_ssize_t tok = opt_size(max_tok, -1, "max_token_chars", &err);
+    Py_ssize_t doc = opt_size(max_doc, -1, "max_document_chars", &err);
+    Py_ssize_t mint = max_int == NULL ? 4300 : opt_size(max_int, 4300, "max_int_digits", &err);
+    if (err) return -1;
+    if (depth < 1) {
+        PyErr_SetString(PyExc_ValueError, "max_depth must be at least 1");
+        return -1;
+    }
+    Machine *m = MS(self);
+    m_clear(m);
+    m_free_buffers(m);
+    memset(m, 0, sizeof(Machine));
+    m->events_on = events;
+    m->ignore_trailing = ignore;
+    m->allow_nan = allow_nan;
+    m->max_depth = depth;
+    m->max_tok = tok;
+    m->max_doc = doc;
+    m->max_int = mint;
+    m->bom_first = 1;
+    if (parse_float != Py_None && parse_float != (PyObject *)&PyFloat_Type) {
+        Py_INCREF(parse_float);
+        m->parse_float = parse_float;
+    }
+    if (parse_int != Py_None && parse_int != (PyObject *)&PyLong_Type) {
+        Py_INCREF(parse_int);
+        m->parse_int = parse_int;
+    }
+    Py_INCREF(H_UNSET);
+    m->root = H_UNSET;
+    m->tail = PyList_New(0);
+    m->repairs = PyList_New(0);
+    if (m->tail == NULL || m->repairs == NULL) return -1;
+    if (events && (m->events = PyList_New(0)) == NULL) return -1;
+    m->state = ST_VALUE;
+    m->ready = 1;
+    return 0;
+}
+
+static PyObject *
+js_new(PyTypeObject *type, PyObject *Py_UNUSED(args), PyObject *Py_UNUSED(kwds))
+{
+    return type->tp_alloc(type, 0);
+}
+
+static int
+js_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Machine *m = MS(self);
+    Py_VISIT(Py_TYPE(self));
+    for (int k = 0; k < n_base_slots; k++) Py_VISIT(*(PyObject **)((char *)self + base_slots[k]));
+    Py_VISIT(m->parse_float);
+    Py_VISIT(m->parse_int);
+    Py_VISIT(m->root);
+    Py_VISIT(m->events);
+    Py_VISIT(m->tail);
+    Py_VISIT(m->repairs);
+    Py_VISIT(m->error);
+    Py_VISIT(m->key);
+    Py_VISIT(m->carry);
+    Py_VISIT(m->sbuf);
+    Py_VISIT(m->s_path);
+    for (Py_ssize_t k = 0; k < m->depth; k++) {
+        Py_VISIT(m->stack[k].cont);
+        Py_VISIT(m->stack[k].path);
+    }
+    return 0;
+}
+
+static int
+js_clear(PyObject *self)
+{
+    for (int k = 0; k < n_base_slots; k++) Py_CLEAR(*(PyObject **)((char *)self + base_slots[k]));
+    Machine *m = MS(self);
+    m_clear(m);
+    m->ready = 0;
+    return 0;
+}
+
+static void
+js_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    js_clear(self);
+    m_free_buffers(MS(self));
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef js_methods[] = {
+    {"feed", (PyCFunction)js_feed, METH_O, "Consume a chunk and return the live root value (or UNSET)."},
+    {"finish", (PyCFunction)js_finish, METH_NOARGS, "Close what is open and return the final value."},
+    {"feed_events", (PyCFunction)js_feed_events, METH_O, "Feed a chunk and return its path events."},
+    {"finish_events", (PyCFunction)js_finish_events, METH_NOARGS, "finish() and return its path events."},
+    {"take_events", (PyCFunction)js_take_events, METH_NOARGS, "Return and forget the collected path events."},
+    {"snapshot", (PyCFunction)js_snapshot, METH_NOARGS, "A detached deep copy of the live value."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef js_getset[] = {
+    {"value", get_value, NULL, "The live root value, or UNSET.", NULL},
+    {"complete", get_complete, NULL, "True once the root value closed on real input.", NULL},
+    {"finished", get_finished, NULL, "True once finish() was called.", NULL},
+    {"pos", get_pos, NULL, "Characters fed so far.", NULL},
+    {"tail", get_tail, NULL, "Text that followed the root value (trailing='ignore').", NULL},
+    {"repairs", get_repairs, NULL, "Repairs (always empty: strict JSON).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot js_slots[] = {
+    {Py_tp_new, js_new},
+    {Py_tp_init, js_init},
+    {Py_tp_dealloc, js_dealloc},
+    {Py_tp_traverse, js_traverse},
+    {Py_tp_clear, js_clear},
+    {Py_tp_repr, js_repr},
+    {Py_tp_methods, js_methods},
+    {Py_tp_getset, js_getset},
+    {Py_tp_doc, "JsonStream running on the C machine (strict JSON)."},
+    {0, NULL},
+};
+
+static PyType_Spec js_spec = {
+    "unspool.core._speedups.JsonStream", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, js_slots,
+};
+
+static int
+grab(PyObject *helpers, const char *name, PyObject **slot)
+{
+    PyObject *v = PyDict_GetItemString(helpers, name);
+    if (v == NULL) {
+        PyErr_Format(PyExc_KeyError, "make_type: missing helper %s", name);
+        return -1;
+    }
+    Py_INCREF(v);
+    Py_XSETREF(*slot, v);
+    return 0;
+}
+
+static PyObject *
+make_type(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *base, *helpers;
+    if (!PyArg_ParseTuple(args, "O!O!:make_type", &PyType_Type, &base, &PyDict_Type, &helpers)) return NULL;
+    if (stream_type != NULL) {
+        Py_INCREF(stream_type);
+        return stream_type;
+    }
+    if (grab(helpers, "UNSET", &H_UNSET) < 0 || grab(helpers, "parse_error", &H_parse_error) < 0 ||
+        grab(helpers, "deep_copy", &H_deep_copy) < 0 || grab(helpers, "big_int", &H_big_int) < 0 ||
+        grab(helpers, "MalformedJSON", &H_MalformedJSON) < 0 ||
+        grab(helpers, "LimitExceeded", &H_LimitExceeded) < 0 ||
+        grab(helpers, "ValueStart", &H_ValueStart) < 0 || grab(helpers, "StringDelta", &H_StringDelta) < 0 ||
+        grab(helpers, "ValueEnd", &H_ValueEnd) < 0 || grab(helpers, "Skipped", &H_Skipped) < 0)
+        return NULL;
+    PyTypeObject *bt = (PyTypeObject *)base;
+    n_base_slots = 0;
+    for (PyMemberDef *md = bt->tp_members; md != NULL && md->name != NULL; md++) {
+        if (md->type == T_OBJECT_EX || md->type == T_OBJECT) {
+            if (n_base_slots == MAX_BASE_SLOTS) {
+                PyErr_SetString(PyExc_TypeError, "make_type: too many slots in the base");
+                return NULL;
+            }
+            base_slots[n_base_slots++] = md->offset;
+        }
+    }
+    state_offset = (bt->tp_basicsize + 15) & ~(Py_ssize_t)15;
+    js_spec.basicsize = (int)(state_offset + (Py_ssize_t)sizeof(Machine));
+    PyObject *bases = PyTuple_Pack(1, base);
+    if (bases == NULL) return NULL;
+    stream_type = PyType_FromSpecWithBases(&js_spec, bases);
+    Py_DECREF(bases);
+    if (stream_type == NULL) return NULL;
+    Py_INCREF(stream_type);
+    return stream_type;
+}
+
+static PyMethodDef module_methods[] = {
+    {"make_type", make_type, METH_VARARGS,
+     "make_type(JsonStream, helpers) -> the JsonStream subclass that runs the C machine."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_speedups", "The C machine of unspool's JsonStream (strict JSON).", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    K_object = PyUnicode_InternFromString("object");
+    K_array = PyUnicode_InternFromString("array");
+    K_string = PyUnicode_InternFromString("string");
+    K_number = PyUnicode_InternFromString("number");
+    K_bool = PyUnicode_InternFromString("bool");
+    K_null = PyUnicode_InternFromString("null");
+    K_trailing = PyUnicode_InternFromString("trailing");
+    S_empty = PyUnicode_New(0, 0);
+    T_empty = PyTuple_New(0);
+    if (!K_object || !K_array || !K_string || !K_number || !K_bool || !K_null || !K_trailing || !S_empty ||
+        !T_empty)
+        return NULL;
+    return PyModule_Create(&module_def);
+}

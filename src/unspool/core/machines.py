@@ -1,0 +1,123 @@
+"""Which machine runs a :class:`~unspool.core.jsonstream.JsonStream`.
+
+Like the stdlib's ``json`` with ``_json`` behind it: the C machine
+(``unspool.core._speedups``, built when a compiler was there at install time) runs
+the configurations it accelerates (strict JSON: no ``lenient``, no
+``skip_preamble``), with or without path events, every limit, str or bytes input.
+Everything else, and everything when the extension is missing or
+``UNSPOOL_PURE=1`` is set, runs on the pure-Python machine in ``jsonstream.py``,
+which stays the reference: both give the same values, events, errors and positions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any, Final
+
+__all__ = ["ACCELERATED", "AVAILABLE", "new_stream", "select", "selected"]
+
+
+def _load() -> ModuleType | None:
+    try:
+        from unspool.core import _speedups  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _speedups  # type: ignore[no-any-return]
+
+
+_speedups = _load()
+
+AVAILABLE: Final = _speedups is not None
+"""True when the C extension imported."""
+
+ACCELERATED: Final = AVAILABLE and os.environ.get("UNSPOOL_PURE") != "1"
+"""True when new parsers run on the C machine by default (exported as ``unspool.accelerated``)."""
+
+_state = {"machine": "c" if ACCELERATED else "python"}
+_c_type: list[Any] = []
+
+_SIZE_LIMIT = 2**62  # larger limits are the same as none for the C machine's integers
+
+_LIMITS = ("max_token_chars", "max_document_chars")
+
+
+def select(machine: str) -> None:
+    """Run new parsers on ``"c"`` or ``"python"`` (tests and benchmarks compare the two)."""
+    if machine not in ("c", "python"):
+        raise ValueError("machine must be 'c' or 'python'")
+    if machine == "c" and not AVAILABLE:
+        raise RuntimeError("the C machine is not built (unspool.core._speedups is missing)")
+    _state["machine"] = machine
+
+
+def selected() -> str:
+    """The machine new parsers run on when their options allow it: ``"c"`` or ``"python"``."""
+    return _state["machine"]
+
+
+def _small_int(value: Any, low: int) -> bool:
+    return type(value) is int and low <= value < _SIZE_LIMIT
+
+
+def accelerates(options: Mapping[str, Any]) -> bool:
+    """Whether the C machine runs a parser made with these keyword ``options``."""
+    for name, value in options.items():
+        if name in ("events", "allow_inf_nan", "parse_float", "parse_int"):
+            continue
+        if name in ("lenient", "skip_preamble"):
+            if value is not False:
+                return False
+        elif name == "trailing":
+            if value not in (None, "error", "ignore"):
+                return False
+        elif name == "max_depth":
+            if not _small_int(value, 1):
+                return False
+        elif name == "max_int_digits":
+            if not _small_int(value, -_SIZE_LIMIT):
+                return False
+        elif name in _LIMITS:
+            if value is not None and not _small_int(value, 0):
+                return False
+        else:
+            return False  # an option the C machine does not know: the Python one runs it
+    return True
+
+
+def _stream_type() -> Any:
+    if not _c_type:
+        from unspool.core import errors, numbers, path_events, snapshot
+        from unspool.core.jsonstream import JsonStream
+
+        assert _speedups is not None
+        helpers = {
+            "UNSET": errors.UNSET,
+            "parse_error": errors.parse_error,
+            "MalformedJSON": errors.MalformedJSON,
+            "LimitExceeded": errors.LimitExceeded,
+            "deep_copy": snapshot.deep_copy,
+            "big_int": numbers.big_int,
+            "ValueStart": path_events.ValueStart,
+            "StringDelta": path_events.StringDelta,
+            "ValueEnd": path_events.ValueEnd,
+            "Skipped": path_events.Skipped,
+        }
+        _c_type.append(_speedups.make_type(JsonStream, helpers))
+    return _c_type[0]
+
+
+def new_stream(cls: type, options: Mapping[str, Any]) -> Any:
+    """A new, uninitialised instance for ``JsonStream(**options)`` on the right machine.
+
+    Only ``JsonStream`` itself is accelerated: a subclass keeps the Python machine
+    its methods were written against.
+    """
+    if _state["machine"] == "c" and cls.__name__ == "JsonStream" and accelerates(options):
+        from unspool.core.jsonstream import JsonStream
+
+        if cls is JsonStream:
+            fast = _stream_type()
+            return fast.__new__(fast)
+    return object.__new__(cls)
