@@ -208,6 +208,8 @@ LENIENT_WORST = {
     "mistyped closers": lambda n: "[" + '[1} {"a": 2], ' * (n // 16) + "1]",
     "strings before items": lambda n: "[" + '"a" 1 "b" [2] ' * (n // 14) + "]",
     "literals in any case": lambda n: "[" + "TRUE, Null, " * (n // 12) + "1]",
+    "commas in strings": lambda n: '["' + 'a, "b' * (n // 6) + '"]',
+    "missing closing quotes": lambda n: "{" + '"k": "v, ' * (n // 9) + '"z": 1}',
 }
 
 
