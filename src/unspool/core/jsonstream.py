@@ -740,10 +740,24 @@ class JsonStream:
                             sbuf += c
                             i += 1
                             continue
-                        if c == "," and k_mquote and not is_key:
+                        if (c == "]" or c == "}") and k_mquote and not is_key and stack:
+                            # '{"a": ["x]}' then the end: the closers were not text
+                            j = lx.closer_tail(s, i).end()
+                            if j < n or j - i > lx.LOOKAHEAD:
+                                verdict = INNER
+                            elif not eof:
+                                carry = s[i:]
+                                i = n
+                                break
+                            else:
+                                verdict = CLOSE
+                        elif c == "," and k_mquote and not is_key:
                             verdict = missing_quote(
                                 s, i, bool(stack) and type(stack[-1]) is dict, eof
                             )
+                        else:
+                            verdict = INNER
+                        if verdict != INNER:
                             if verdict == UNDECIDED:
                                 carry = s[i:]
                                 i = n

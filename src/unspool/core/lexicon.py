@@ -57,9 +57,12 @@ sq_run_lenient: Final = cast(Run, re.compile(r"[^'\\]*").match)
 
 dq_special: Final = re.compile(r'["\\\x00-\x1f]').search
 
-dq_run_comma: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f,]*').match)
-dq_special_comma: Final = re.compile(r'["\\\x00-\x1f,]').search
-"""A lenient string value's runs also stop at a comma (a missing closing quote)."""
+dq_run_comma: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f,\]}]*').match)
+dq_special_comma: Final = re.compile(r'["\\\x00-\x1f,\]}]').search
+"""A lenient string value's runs also stop at a comma or a closer (a missing closing quote)."""
+
+closer_tail: Final = cast(Run, re.compile(r"[\]}\s`]{0,257}").match)
+"""Closers, blanks and fence backticks: what ends a reply whose last string lost its quote."""
 """Anything that ends a run of plain double-quoted string text (None: the chunk is all text)."""
 
 sq_special: Final = re.compile(r"['\\\x00-\x1f]").search
