@@ -297,7 +297,7 @@ def test_the_table_is_large_and_covers_every_kind() -> None:
     assert len(CASES) >= 60
     assert len({case.id for case in CASES}) == len(CASES)
     seen = {kind for case in CASES for kind in case.kinds}
-    assert seen == LENIENT_KINDS
+    assert seen == LENIENT_KINDS - {"escaped_json"}  # a one-shot repair: see test_oneshot
     combined = [case for case in CASES if len(set(case.kinds)) >= 3]
     assert len(combined) >= 8
 

@@ -316,3 +316,27 @@ def test_a_sign_a_word_or_a_glued_token_is_never_a_silent_value(text: str) -> No
     elif text != "false$":
         with pytest.raises(MalformedJSON):
             loads(text)
+
+
+ESCAPED = [
+    ('{\\"key\\": \\"value\\"}', {"key": "value"}, 0),
+    ('[\\"a\\", 1]', ["a", 1], 0),
+    ('\\"hello world\\"', "hello world", 0),
+    ('{\\"s\\": \\"say \\\\\\"hi\\\\\\"\\"}', {"s": 'say "hi"'}, 0),
+    ('Sure: {\\"a\\": 1}', {"a": 1}, 6),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "pos"), ESCAPED)
+def test_json_escaped_as_string_content_is_read_once_unescaped(
+    text: str, value: Any, pos: int
+) -> None:
+    got, repairs = loads_with_repairs(text)
+    assert_same(got, value)
+    assert [(r.kind, r.pos) for r in repairs] == [("escaped_json", pos)]
+    with pytest.raises(MalformedJSON):
+        loads(text, lenient=LENIENT_KINDS - {"escaped_json"})
+
+
+def test_a_valid_json_string_holding_json_stays_a_string() -> None:
+    assert loads('"{\\"a\\": 1}"') == '{"a": 1}'

@@ -140,6 +140,7 @@ LENIENT_KINDS: Final = frozenset(
         "mismatched_closer",
         "extra_closer",
         "missing_quote",
+        "escaped_json",
     }
 )
 """Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""

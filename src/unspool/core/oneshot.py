@@ -12,6 +12,10 @@ Three steps, cheapest first, each tried only if the one before gave nothing:
 3. Only if that pass saw no value at all (the value follows prose in a way the
    streaming heuristic does not take for JSON, e.g. ``"Here: [1, 2]"``): the first
    object or array :func:`~unspool.core.find.find_json` finds, read by the same pass.
+4. Still nothing, and the reply is JSON escaped as a string's content
+   (``{\\"key\\": \\"value\\"}``): one level of ``\\"`` and ``\\\\`` undone, then the
+   same pass (kind ``escaped_json``, a one-shot repair: a stream cannot undo it as
+   it goes, so :class:`~unspool.core.jsonstream.JsonStream` ignores this kind).
 
 Nothing is guessed: a cut-off literal (``tr``) or number (``1.``) is dropped,
 never completed, and the first value wins (use :func:`~unspool.core.find.find_all_json`
@@ -126,7 +130,13 @@ def loads_with_repairs(
     value = _strict(text, core_options)
     if value is not _MISS:
         return value, []
-    value, repairs = _lenient_pass(text, allow, lenient, core_options)
+    try:
+        value, repairs = _lenient_pass(text, allow, lenient, core_options)
+    except MalformedJSON:
+        found = _escaped_pass(text, allow, lenient, core_options)
+        if found is None:
+            raise
+        return found
     if value is not UNSET:
         return value, repairs
     if core_options.get("skip_preamble", True):
@@ -139,7 +149,39 @@ def loads_with_repairs(
                 raise type(exc)(exc.msg, exc.pos + start, exc.partial) from None
             if value is not UNSET:
                 return value, [Repair(r.kind, r.pos + start, r.message) for r in repairs]
+    found = _escaped_pass(text, allow, lenient, core_options)
+    if found is not None:
+        return found
     raise MalformedJSON("No JSON value found", len(text))
+
+
+def _escaped_pass(
+    text: str, allow: Allow, lenient: bool | Collection[str], options: dict[str, Any]
+) -> tuple[Any, list[Repair]] | None:
+    """'{\\"key\\": \\"value\\"}': JSON written as the inside of a JSON string, read
+    with one level of escapes undone (None when that is not it)."""
+    escaped = _ESCAPED.search(text)
+    if escaped is None or not _allows(lenient, "escaped_json"):
+        return None
+    start = escaped.start()
+    inner = _UNESCAPE.sub(r"\1", text[start:])
+    try:
+        value, repairs = _lenient_pass(inner, allow, lenient, options)
+    except MalformedJSON:
+        return None
+    if value is UNSET:
+        return None
+    found = [Repair("escaped_json", start, "read JSON escaped as a string's content")]
+    return value, found + [Repair(r.kind, start, r.message) for r in repairs]
+
+
+_ESCAPED = re.compile(r'(?:^|(?<=\s))[\[{]*\s*\\"')
+"""Where a reply written as escaped JSON starts: its first container and quote."""
+_UNESCAPE = re.compile(r'\\(["\\])')
+
+
+def _allows(lenient: bool | Collection[str], kind: str) -> bool:
+    return lenient is True or (not isinstance(lenient, bool) and kind in lenient)
 
 
 def repair(
