@@ -119,7 +119,7 @@ FIELDS = [
     "item", "output_index", "item_id", "content_index", "summary_index", "annotation",
     "start_index", "end_index", "input", "action", "execution", "response", "error",
     "incomplete_details", "reason", "content_block", "partial_json", "stop_reason",
-    "citation", "chunk",
+    "citation", "chunk", "context",
 ]  # fmt: skip
 OPENAI_TYPES = [
     "chunk", "response.output_text.delta", "response.output_text.annotation.added",
@@ -180,6 +180,7 @@ OPENAI_TEMPLATES: list[dict[str, Any]] = [
     chat({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "t"}]}]}),
     chat({"content": [{"type": "text", "text": "x"}, {"type": "reference", "reference_ids": [1]}]}),
     chat({"tool_calls": [TOOL]}),
+    chat({"context": {"citations": [{"content": "c", "title": "t", "url": "u"}]}}),
     chat({"tool_calls": [{"index": 0, "function": {"arguments": '1}'}}]}, "tool_calls"),
     chat({"function_call": {"name": "g", "arguments": "{}"}}, "length"),
     {"object": "text_completion", "choices": [{"index": 0, "text": "old", "finish_reason": None}]},

@@ -21,6 +21,7 @@ from unspool.events import (
     ActionComplete,
     ActionInvalid,
     ActionStarted,
+    Citation,
     Diagnostic,
     Event,
     ReasoningDelta,
@@ -289,3 +290,28 @@ def test_decoder_bad_sse_data_is_reported() -> None:
         "bad_event",
         "{oops",
     )
+
+
+def test_decoder_azure_on_your_data_citations() -> None:
+    doc = {"content": "Tents sleep two.", "title": "Tents", "url": None, "filepath": "tents.md"}
+    context = {"citations": [doc], "intent": '["tents"]'}
+    events = collect(
+        from_openai(
+            [
+                chunk({"role": "assistant", "context": context}),
+                chunk({"content": "Two [doc1]."}, "stop"),
+            ],
+            stream_id="s",
+        )
+    )
+    assert events == [
+        Citation(
+            "azure_citation",
+            url="tents.md",
+            title="Tents",
+            cited_text="Tents sleep two.",
+            raw={**doc, "number": 1},
+        ),
+        TextDelta("Two [doc1]."),
+        StreamDone("complete", 0, 0, 11),
+    ]
