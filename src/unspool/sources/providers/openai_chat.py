@@ -7,6 +7,7 @@ Read, in stream order, from each chunk:
   ``{"type": "thinking", "thinking": [...]}`` parts, reasoning for the latter);
   ``reasoning_content`` / ``reasoning`` to ``ReasoningDelta``; ``refusal`` to
   ``RefusalDelta``; ``tool_calls`` (and the deprecated ``function_call``) to actions;
+  ``annotations`` (search models' ``url_citation``) to ``Citation``;
 * ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
 * ``finish_reason``: ``length`` and ``content_filter`` truncate, the others end the
   open calls (an unknown one is reported);
@@ -123,6 +124,10 @@ class ChatReader:
                 events += merger.refusal(refusal)
         elif refusal is not None:
             events += d.bad("a refusal is not a string", refusal)
+        notes, bad = d.items(delta, "annotations")  # search models' url_citation annotations
+        events += bad
+        for note in notes:
+            events += self._annotation(note)
         context = get(delta, "context")  # Azure "on your data": the documents it cited
         if is_record(context):
             events += self._context(context)
@@ -141,6 +146,28 @@ class ChatReader:
         if legacy is not None:
             events += self._tool("function_call", None, legacy)
         return events
+
+    def _annotation(self, note: Any) -> list[Event]:
+        """A Chat ``annotations`` entry (``{"type": "url_citation", "url_citation": {...}}``):
+        its indexes count in the message's text, which is the whole text channel."""
+        d = self._d
+        note = plain(note)
+        if not isinstance(note, Mapping):
+            return d.bad("an annotation is not an object", note)
+        kind = str(note.get("type") or "annotation")
+        body = note.get(kind)
+        body = body if isinstance(body, Mapping) else note
+        start, end = body.get("start_index"), body.get("end_index")
+        citation = Citation(
+            kind,
+            url=_text(body.get("url")),
+            title=_text(body.get("title")),
+            cited_text=_text(body.get("content")),
+            start=start if _index(start) else None,
+            end=end if _index(end) else None,
+            raw=dict(note),
+        )
+        return d.merger.citation(citation)
 
     def _context(self, context: Any) -> list[Event]:
         """Azure's ``delta.context.citations``: one ``Citation`` per document (the text
@@ -282,6 +309,14 @@ class ChatReader:
                 )
                 events += d.merger.citation(citation)
         return events
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _raw(value: Any) -> dict[str, Any]:
