@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from hypothesis_profiles import examples
 from replay import collect
 from unspool.actions.registry import ActionRegistry
 from unspool.core.errors import MalformedJSON
@@ -295,7 +296,7 @@ def test_merger_without_a_shared_emitter_uses_its_own_ids() -> None:
 def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
     reason: FinishReason, expected: Event
 ) -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.tool_start(0, "f", None)
     merger.tool_args(0, '{"a": "b')
     assert merger.tool_stop(0) == []
@@ -304,7 +305,7 @@ def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
 
 
 def test_merger_fail_and_closed_state() -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.text("a")
     merger.tool_start(0, "f", None)
     events = merger.fail("boom", "OSError")
@@ -345,7 +346,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     args=st.dictionaries(st.text(max_size=6), _values, max_size=5),
     ascii_only=st.booleans(),

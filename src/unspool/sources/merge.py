@@ -19,7 +19,7 @@ collide.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 
 from unspool.events import (
     Citation,
@@ -94,9 +94,15 @@ class EventMerger:
             return []
         return [Diagnostic(kind, message, text=text)]
 
-    def tool_start(self, key: Hashable, name: str | None, provider_id: str | None) -> list[Event]:
-        """A native tool call starts."""
-        return [] if self.closed else self.tools.start(key, name, provider_id)
+    def tool_start(
+        self,
+        key: Hashable,
+        name: str | None,
+        provider_id: str | None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> list[Event]:
+        """A native tool call starts (``attributes``: what the provider wants back with it)."""
+        return [] if self.closed else self.tools.start(key, name, provider_id, attributes)
 
     def tool_args(self, key: Hashable, text: str) -> list[Event]:
         """Raw argument text of a native tool call."""
