@@ -191,3 +191,16 @@ def test_sse_helpers_default_to_a_fresh_stream_id() -> None:
     first = started_ids(collect(stream_sse(body, "tags")))
     second = started_ids(collect(stream_sse(body, "tags")))
     assert ID.fullmatch(first[0]) and first[0] != second[0]
+
+
+async def test_an_error_before_any_provider_event_keeps_its_message() -> None:
+    """An error first (an overloaded API) is read by the fallback row, nested or flat."""
+    nested = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    flat = {"type": "error", "code": "server_error", "message": "boom"}
+    for item, expected in (
+        (nested, ("Overloaded", "overloaded_error")),
+        (flat, ("boom", "server_error")),
+    ):
+        events = await acollect(generate([item], stream_id="s"))
+        assert (events[0].message, events[0].error_type) == expected  # type: ignore[union-attr]
+        assert events[-1] == StreamDone("error", 0, 0, 0)

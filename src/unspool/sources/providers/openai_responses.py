@@ -424,8 +424,12 @@ class ResponsesReader:
         return self._d.merger.fail(message, get_str(error, "code") or "response.failed")
 
     def _error(self, event: Any) -> list[Event]:
-        message = get_str(event, "message") or "the stream reported an error"
-        return self._d.merger.fail(message, get_str(event, "code") or "error")
+        """An ``error`` event: the Responses API's flat one, or the nested
+        ``{"error": {"type", "message"}}`` (Anthropic's, as the first event of a stream)."""
+        nested = get(event, "error")
+        message = get_str(event, "message") or get_str(nested, "message")
+        code = get_str(event, "code") or get_str(nested, "code") or get_str(nested, "type")
+        return self._d.merger.fail(message or "the stream reported an error", code or "error")
 
     def _audio(self, event: Any) -> list[Event]:
         message = "audio output is not read: its transcript has no text event here"
