@@ -55,7 +55,7 @@ CORE=()
 for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py; do
     [[ "$f" == tests/test_core_cost.py ]] || CORE+=("$f")
 done
-"$PY" -m pytest -q -x -p no:cacheprovider "${CORE[@]}" "${SELECT[@]}"
-UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider tests/test_speedups.py \
+"$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"
+UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/test_speedups.py \
     --hypothesis-show-statistics
 echo "sanitize: no AddressSanitizer/UBSan reports"

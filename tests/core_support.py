@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -317,12 +316,13 @@ def events_of(chunks: Sequence[Chunk], **options: Any) -> tuple[JsonStream, list
 # --------------------------------------------------------------------------- conformance data
 
 
+DATA_DIR = Path(__file__).resolve().parent / "data"
+"""Test data shipped in the repository (a fresh clone needs nothing beside it)."""
+
+
 def conformance_dir() -> Path:
-    """``$UNSPOOL_CONFORMANCE_DIR`` or ``<repo>/../shared/conformance`` (not checked here)."""
-    env = os.environ.get("UNSPOOL_CONFORMANCE_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+    """The folder holding ``JSONTestSuite/`` (its MIT licence is kept beside the files)."""
+    return DATA_DIR
 
 
 def suite_dir() -> Path:
@@ -335,27 +335,13 @@ def transform_dir() -> Path:
     return conformance_dir() / "JSONTestSuite" / "test_transform"
 
 
-MISSING_DATA = (
-    "JSONTestSuite not found at {where}: put the shared conformance data there "
-    "(…/shared/conformance/JSONTestSuite/test_parsing) or set UNSPOOL_CONFORMANCE_DIR "
-    "to the folder that holds JSONTestSuite/"
-)
-
-
 def suite_names(prefix: str) -> list[str]:
-    """File names in test_parsing starting with ``prefix`` (a placeholder if the data is missing)."""
-    folder = suite_dir()
-    if not folder.is_dir():
-        return ["<missing>"]
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith(prefix))
+    """File names in test_parsing starting with ``prefix``."""
+    return sorted(p.name for p in suite_dir().iterdir() if p.name.startswith(prefix))
 
 
 def read_suite_file(folder: Path, name: str) -> bytes:
-    """The raw bytes of one conformance file; a missing folder fails with a clear message."""
-    import pytest
-
-    if name == "<missing>" or not folder.is_dir():
-        pytest.fail(MISSING_DATA.format(where=folder))
+    """The raw bytes of one conformance file (several are not UTF-8 on purpose)."""
     return (folder / name).read_bytes()
 
 

@@ -70,14 +70,18 @@ def check(chunks: Sequence[str], expected: Sequence[object], **opts: Any) -> Non
     text = "".join(chunks)
 
     def run(parts: Sequence[str]) -> list[Event]:
-        return merge_events(run_chunks(InterleavedParser(**opts), parts, reason))
+        return merge_events(
+            run_chunks(InterleavedParser(**opts, stream_id="stream"), parts, reason)
+        )
 
     assert run(chunks) == expected
     assert run([text]) == expected
     for parts in splits(text):
         assert run(parts) == expected, parts
     assert run(char_chunks(text)) == expected
-    assert merge_events(parse_interleaved(text, reason=reason, **opts)) == expected
+    assert (
+        merge_events(parse_interleaved(text, reason=reason, **opts, stream_id="stream")) == expected
+    )
 
 
 class OnlyWbOpen:

@@ -230,10 +230,20 @@ def test_unvalidated_args_are_validated_by_the_dispatcher() -> None:
     stream = action_stream(
         [("add_to_cart", {"product": "p1", "qty": "2"}), ("add_to_cart", {"qty": 1})]
     )  # no registry at the parser: raw dicts
-    assert outcomes(list(Dispatcher(registry).run(stream))) == [
-        ActionResult("s:0", 0, "add_to_cart", {"product": "p1", "qty": 2}),
-        ActionFailed("s:1", 1, "add_to_cart", "product: Field required", "schema"),
-    ]
+    out = list(Dispatcher(registry).run(stream))
+    checked = [e for e in out if isinstance(e, (ActionComplete, ActionInvalid))]
+    assert [type(e) for e in checked] == [ActionComplete, ActionInvalid]
+    assert isinstance(checked[0], ActionComplete)
+    assert checked[0].args.model_dump() == {"product": "p1", "qty": 2}  # handed on validated
+    assert checked[1] == ActionInvalid(
+        "s:1",
+        1,
+        "add_to_cart",
+        "schema",
+        ({"path": ["product"], "message": "Field required", "type": "missing"},),
+    )
+    assert outcomes(out) == [ActionResult("s:0", 0, "add_to_cart", {"product": "p1", "qty": 2})]
+    assert out[-1] == StreamDone("complete", 1, 1, 0)
     assert calls.items == [("add_to_cart", ("p1", 2))]
 
 
@@ -276,7 +286,7 @@ def test_key_function_dedupes_across_streams() -> None:
     assert [r.key for r in ledger.records()] == ["charge:o1", "charge:o2"]
 
 
-def test_same_action_id_for_another_action_name_is_a_key_conflict() -> None:
+def test_same_action_id_for_another_action_name_is_an_id_conflict() -> None:
     registry = shop(Calls())
     ledger = MemoryLedger()
     list(
@@ -285,15 +295,13 @@ def test_same_action_id_for_another_action_name_is_a_key_conflict() -> None:
         )
     )
     clash = action_stream([("add_to_cart", {"product": "p"})], registry=registry)
-    assert outcomes(list(Dispatcher(registry, ledger).run(clash))) == [
-        ActionFailed(
-            "s:0",
-            0,
-            "add_to_cart",
-            "ledger key 's:0' was recorded for action 'checkout'",
-            "key_conflict",
-        )
-    ]
+    (failed,) = outcomes(list(Dispatcher(registry, ledger).run(clash)))
+    assert isinstance(failed, ActionFailed)
+    assert (failed.error_type, failed.replayed) == ("id_conflict", False)
+    assert failed.error.startswith(
+        'ledger key \'s:0\' was recorded for checkout {"cart":"c"} (fingerprint '
+    )
+    assert 'this action is add_to_cart {"product":"p","qty":1} (fingerprint ' in failed.error
 
 
 def test_a_raising_key_function_is_reported() -> None:
@@ -307,7 +315,7 @@ def test_a_raising_key_function_is_reported() -> None:
     (failed,) = outcomes(list(Dispatcher(registry).run(stream)))
     assert isinstance(failed, ActionFailed)
     assert failed.error_type == "key_error"
-    assert failed.error.startswith("the idempotency key function raised AttributeError(")
+    assert failed.error.startswith("the idempotency key function raised AttributeError: ")
 
 
 # concurrency ----------------------------------------------------------------------------

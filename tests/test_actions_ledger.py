@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
+import gc
 import sqlite3
-import subprocess
-import sys
+import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,10 +13,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from unspool.actions.ledger import Claim, Ledger, MemoryLedger, SqliteLedger
-
-SUPPORT = Path(__file__).parent / "actions_support" / "crash_worker.py"
-SRC = Path(__file__).parent.parent / "src"
+from actions_support.processes import charged, crash_mid_action, finish_worker
+from actions_support.servers import KINDS, ledger_of
+from unspool.actions.ledger import Ledger, LedgerError, SqliteLedger
 
 
 class Receipt(BaseModel):
@@ -26,24 +23,22 @@ class Receipt(BaseModel):
     cents: int
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=KINDS)
 def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryLedger()
-    else:
-        with SqliteLedger(tmp_path / "l.db") as db:
-            yield db
+    """Each ledger kind; PostgreSQL and Redis on the test servers (see servers.py)."""
+    with ledger_of(request.param, tmp_path) as made:
+        yield made
 
 
 def test_claim_protocol(ledger: Ledger) -> None:
-    assert ledger.claim("k1", "charge", "s:0") == Claim("run")
-    in_flight = ledger.claim("k1", "charge", "s:0")
-    assert in_flight.status == "in_flight"
-    assert in_flight.wait is not None and not in_flight.wait.is_set()
-    assert ledger.claim("k1", "refund", "s:0").status == "conflict"
-    ledger.finish("k1", result={"ok": 1})
-    assert in_flight.wait.is_set()
-    finished = ledger.claim("k1", "charge", "s:0")
+    run = ledger.claim("k1", "charge", "s:0", fingerprint="f1", summary="{}")
+    assert run.status == "run" and run.record is not None and not run.rerun
+    assert (run.record.state, run.record.attempts, run.record.fingerprint) == ("started", 1, "f1")
+    assert ledger.claim("k1", "charge", "s:0", fingerprint="f1", wait=0).status == "in_progress"
+    assert ledger.claim("k1", "refund", "s:0", fingerprint="f1").status == "conflict"
+    assert ledger.claim("k1", "charge", "s:0", fingerprint="f2").status == "conflict"
+    ledger.finish(run, result={"ok": 1})
+    finished = ledger.claim("k1", "charge", "s:0", fingerprint="f1")
     assert finished.status == "finished"
     assert finished.record is not None
     assert (finished.record.ok, finished.record.result, finished.record.attempts) == (
@@ -51,9 +46,10 @@ def test_claim_protocol(ledger: Ledger) -> None:
         {"ok": 1},
         1,
     )
+    assert ledger.claim("k1", "charge", "s:0", fingerprint="f9").status == "conflict"
 
-    assert ledger.claim("k2", "charge", "s:1") == Claim("run")
-    ledger.finish("k2", error="declined", error_type="CardError")
+    failing = ledger.claim("k2", "charge", "s:1")
+    ledger.finish(failing, error="declined", error_type="CardError")
     record = ledger.get("k2")
     assert record is not None
     assert (record.state, record.ok, record.result, record.error, record.error_type) == (
@@ -65,38 +61,77 @@ def test_claim_protocol(ledger: Ledger) -> None:
     )
 
 
+def test_a_claim_in_progress_waits_for_the_outcome(ledger: Ledger) -> None:
+    run = ledger.claim("k", "a", "s:0")
+    threading.Timer(0.1, lambda: ledger.finish(run, result=7)).start()
+    started = time.monotonic()
+    waited = ledger.claim("k", "a", "s:0")
+    assert waited.status == "finished" and waited.record is not None
+    assert waited.record.result == 7
+    assert time.monotonic() - started < 5
+
+
 def test_abandoned_claim_is_unknown_then_rerun_only_when_idempotent(ledger: Ledger) -> None:
-    assert ledger.claim("k", "charge", "s:0") == Claim("run")
-    ledger.abandon("k")  # cancelled mid-handler: the outcome is unknown
+    first = ledger.claim("k", "charge", "s:0")
+    ledger.abandon(first)  # interrupted mid-handler: the outcome is unknown
     unknown = ledger.claim("k", "charge", "s:0")
     assert unknown.status == "unknown"
     assert unknown.record is not None and unknown.record.state == "started"
-    assert ledger.claim("k", "charge", "s:0", rerun_unknown=True).status == "run"
+    again = ledger.claim("k", "charge", "s:0", rerun_unknown=True)
+    assert (again.status, again.rerun) == ("run", True)
     record = ledger.get("k")
     assert record is not None and record.attempts == 2
-    ledger.finish("k", result=3)
+    ledger.finish(again, result=3)
     assert [(r.key, r.state, r.result, r.attempts) for r in ledger.records()] == [
         ("k", "finished", 3, 2)
     ]
+    with pytest.raises(LedgerError, match="lost"):
+        ledger.finish(first, result=4)  # the old claim no longer holds the row
 
 
-def test_cancel_and_forget_remove_the_row(ledger: Ledger) -> None:
-    assert ledger.claim("k", "a", "s:0") == Claim("run")
-    ledger.cancel("k")  # never started: may run later
+def test_cancel_forget_and_purge(ledger: Ledger) -> None:
+    run = ledger.claim("k", "a", "s:0")
+    ledger.cancel(run)  # never started: may run later
     assert ledger.get("k") is None
-    assert ledger.claim("k", "a", "s:0") == Claim("run")
-    ledger.finish("k", result=None)
+    ledger.finish(ledger.claim("k", "a", "s:0"), result=None)
     ledger.forget("k")
     assert ledger.records() == []
+    ledger.finish(ledger.claim("old", "a", "s:1"), result=1)
+    time.sleep(0.05)
+    ledger.finish(ledger.claim("new", "a", "s:2"), result=2)
+    running = ledger.claim("running", "a", "s:3")
+    assert ledger.purge(older_than=0.04) == 1
+    assert [r.key for r in ledger.records()] == ["new", "running"]
+    assert ledger.purge(older_than=0) == 1  # started rows stay
+    assert [r.key for r in ledger.records()] == ["running"]
+    ledger.cancel(running)
+
+
+def test_a_lease_not_renewed_expires_into_an_unknown_outcome(tmp_path: Path) -> None:
+    with SqliteLedger(tmp_path / "l.db", lease=0.3) as ledger:
+        held = ledger.claim("held", "a", "s:0")
+        left = ledger.claim("left", "a", "s:1")
+        with ledger.hold(held):  # heartbeats renew "held"; nobody renews "left"
+            time.sleep(0.6)
+            assert ledger.claim("left", "a", "s:1").status == "unknown"
+            assert ledger.claim("held", "a", "s:0", wait=0).status == "in_progress"
+        ledger.finish(held, result=1)
+        ledger.abandon(left)
+    with SqliteLedger(tmp_path / "l.db", lease=0.3, wait=0.2) as ledger:
+        mine = ledger.claim("busy", "a", "s:2")
+        ledger.renew_lease("busy", mine.record.token if mine.record else "", time.time() + 60)
+        started = time.monotonic()
+        assert ledger.claim("busy", "a", "s:2").status == "in_progress"  # waited 0.2 s
+        assert 0.15 < time.monotonic() - started < 5
+        ledger.cancel(mine)
 
 
 def test_sqlite_file_format_and_json_results(tmp_path: Path) -> None:
     path = tmp_path / "actions.db"
     with SqliteLedger(path) as ledger:
-        assert ledger.claim("s:0", "charge", "s:0") == Claim("run")
-        ledger.finish("s:0", result=Receipt(order="o1", cents=5))
-        assert ledger.claim("s:1", "charge", "s:1") == Claim("run")
-        ledger.finish("s:1", result={1, 2} - {2})  # not JSON: stored by pydantic's encoder
+        ledger.finish(ledger.claim("s:0", "charge", "s:0"), result=Receipt(order="o1", cents=5))
+        # not JSON: stored by pydantic's encoder
+        ledger.finish(ledger.claim("s:1", "charge", "s:1"), result={1, 2} - {2})
     with SqliteLedger(path) as reopened:
         rows = reopened.records()
     assert [(r.key, r.result) for r in rows] == [("s:0", {"order": "o1", "cents": 5}), ("s:1", [1])]
@@ -113,57 +148,10 @@ def test_sqlite_file_format_and_json_results(tmp_path: Path) -> None:
 # processes --------------------------------------------------------------------------------
 
 
-def worker(db: Path, runs: Path, mode: str, *flags: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(SUPPORT.parent.parent)])}
-    return subprocess.Popen(
-        [sys.executable, str(SUPPORT), str(db), str(runs), mode, *flags],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-
-
-def outcome_lines(stdout: str) -> list[dict[str, Any]]:
-    events = [json.loads(line) for line in stdout.splitlines()]
-    return [e for e in events if e["type"] in ("action_result", "action_failed")]
-
-
-def crash_mid_action(db: Path, runs: Path, *flags: str) -> None:
-    """Run the worker until the handler of order A is running, then SIGKILL it."""
-    proc = worker(db, runs, "hang", *flags)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.strip() == "RUNNING":
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
-    assert proc.returncode == -signal.SIGKILL
-
-
-def finish_worker(db: Path, runs: Path, *flags: str) -> list[dict[str, Any]]:
-    proc = worker(db, runs, "normal", *flags)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0
-    return outcome_lines(out)
-
-
-def charged(order: str, cents: int, index: int, *, replayed: bool) -> dict[str, Any]:
-    """The JSON line of the worker's ``charge`` result for ``order``."""
-    return {
-        "type": "action_result",
-        "id": f"reply-1:{index}",
-        "index": index,
-        "name": "charge",
-        "result": {"order": order, "charged": cents},
-        "replayed": replayed,
-    }
-
-
 def test_restarted_process_replays_instead_of_running_again(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    first = finish_worker(db, runs)
-    second = finish_worker(db, runs)
+    first = finish_worker(str(db), runs)
+    second = finish_worker(str(db), runs)
     assert first == [charged("A", 500, 0, replayed=False), charged("B", 700, 1, replayed=False)]
     assert second == [charged("A", 500, 0, replayed=True), charged("B", 700, 1, replayed=True)]
     assert runs.read_text() == "A\nB\n"
@@ -171,7 +159,7 @@ def test_restarted_process_replays_instead_of_running_again(tmp_path: Path) -> N
 
 def test_sigkill_between_started_and_finished_reports_unknown_outcome(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    crash_mid_action(db, runs)
+    crash_mid_action(str(db), runs)
     assert runs.read_text() == "A\n"
     with SqliteLedger(db) as ledger:
         (row,) = ledger.records()
@@ -191,18 +179,18 @@ def test_sigkill_between_started_and_finished_reports_unknown_outcome(tmp_path: 
         "error_type": "unknown_outcome",
         "replayed": False,
     }
-    assert finish_worker(db, runs) == [unknown, charged("B", 700, 1, replayed=False)]
+    assert finish_worker(str(db), runs) == [unknown, charged("B", 700, 1, replayed=False)]
     assert runs.read_text() == "A\nB\n"  # A was not charged a second time
     # and never will be, until resolved by hand; B is now reported from the ledger
-    assert finish_worker(db, runs) == [unknown, charged("B", 700, 1, replayed=True)]
+    assert finish_worker(str(db), runs) == [unknown, charged("B", 700, 1, replayed=True)]
     assert runs.read_text() == "A\nB\n"
 
 
 def test_sigkill_then_restart_reruns_an_idempotent_handler(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    crash_mid_action(db, runs, "idempotent")
+    crash_mid_action(str(db), runs, "idempotent")
     # A is run again (not replayed): its earlier run never recorded an outcome
-    assert finish_worker(db, runs, "idempotent") == [
+    assert finish_worker(str(db), runs, "idempotent") == [
         charged("A", 500, 0, replayed=False),
         charged("B", 700, 1, replayed=False),
     ]
@@ -216,8 +204,19 @@ def test_sigkill_then_restart_reruns_an_idempotent_handler(tmp_path: Path) -> No
 
 def test_sqlite_synchronous_option(tmp_path: Path) -> None:
     with SqliteLedger(tmp_path / "n.db", synchronous="NORMAL") as ledger:
-        assert ledger._db.execute("PRAGMA synchronous").fetchone() == (1,)
+        assert ledger._db().execute("PRAGMA synchronous").fetchone() == (1,)
     with SqliteLedger(tmp_path / "f.db") as ledger:
-        assert ledger._db.execute("PRAGMA synchronous").fetchone() == (2,)
+        assert ledger._db().execute("PRAGMA synchronous").fetchone() == (2,)
     with pytest.raises(ValueError, match="synchronous"):
         SqliteLedger(tmp_path / "x.db", synchronous="OFF")  # type: ignore[arg-type]
+
+
+def test_sqlite_connections_of_finished_threads_are_closed(tmp_path: Path) -> None:
+    """A concurrent dispatcher's pool threads come and go; their connections go with them."""
+    with SqliteLedger(tmp_path / "t.db") as ledger:
+        for n in range(10):
+            worker = threading.Thread(target=ledger.get, args=(f"k{n}",))
+            worker.start()
+            worker.join()
+        gc.collect()
+        assert len(ledger._all) == 1  # this thread's

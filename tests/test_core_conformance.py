@@ -1,4 +1,4 @@
-"""JSONTestSuite (shared/conformance) in strict mode, read as bytes.
+"""JSONTestSuite (shipped in ``tests/data/JSONTestSuite``, MIT) in strict mode, read as bytes.
 
 * every ``y_`` file: accepted with ``json.loads``'s value, as bytes and as str, whole,
   split at every index and one byte at a time; lenient mode gives the same value;
@@ -9,8 +9,8 @@
 * every ``i_`` file: the decision below (``I_DECISIONS``);
 * ``test_transform``: the value ``json.loads`` gives, or the decision below.
 
-The data folder is ``<repo>/../shared/conformance`` or ``$UNSPOOL_CONFORMANCE_DIR``;
-if it is missing every test here fails with a message saying where it was looked for.
+The files are shipped in the repository, so a fresh clone runs these tests with
+nothing beside it.
 
 "pos" is a character offset in the decoded text: the first character at which the
 input stops being a prefix of any JSON document (for bytes that are not UTF-8, the
@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core_support import (
-    MISSING_DATA,
     assert_partial,
     assert_same,
     chunks_at,
+    conformance_dir,
     feed_until_error,
     one_by_one,
     read_suite_file,
@@ -331,11 +333,6 @@ TRANSFORM_ERRORS: dict[str, int] = {
 # ------------------------------------------------------------------------------ helpers
 
 
-def _folder_present() -> None:
-    if not suite_dir().is_dir():
-        pytest.fail(MISSING_DATA.format(where=suite_dir()))
-
-
 def _finish(data: str | bytes, **options: Any) -> tuple[JsonStream, Any]:
     parser = JsonStream(**options)
     parser.feed(data)
@@ -371,8 +368,25 @@ def _expect_truncated(chunks: list[Any], value: Any, label: str) -> None:
 # ------------------------------------------------------------------------------ tests
 
 
+def test_conformance_data_ships_inside_the_repository_with_its_licence() -> None:
+    """A fresh clone with nothing beside it has the data (never ``../shared``)."""
+    repo = Path(__file__).resolve().parents[1]
+    folder = conformance_dir().resolve()
+    assert folder.is_relative_to(repo / "tests"), folder
+    licence = (folder / "JSONTestSuite" / "LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License") and "Nicolas Seriot" in licence
+    tracked = subprocess.run(
+        ["git", "ls-files", "--", "tests/data/JSONTestSuite"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    if tracked.returncode == 0 and tracked.stdout:  # inside a git checkout: all are tracked
+        shipped = {Path(line).name for line in tracked.stdout.splitlines()}
+        assert {p.name for p in suite_dir().iterdir()} <= shipped
+
+
 def test_conformance_data_is_present_and_fully_classified() -> None:
-    _folder_present()
     names = {p.name for p in suite_dir().iterdir()}
     n_files = {n for n in names if n.startswith("n_")}
     classified = set(N_ERRORS) | set(N_LIMITS) | set(N_TRUNCATED)
@@ -433,9 +447,7 @@ def test_n_file_is_rejected_as_bytes(name: str) -> None:
             pytest.fail(f"{name} is not classified in this file")
 
 
-@pytest.mark.parametrize(
-    "name", [n for n in suite_names("n_") if n in N_ERRORS or n in N_LIMITS or n == "<missing>"]
-)
+@pytest.mark.parametrize("name", [n for n in suite_names("n_") if n in N_ERRORS or n in N_LIMITS])
 def test_n_file_error_partial_is_the_last_good_value(name: str) -> None:
     data = read_suite_file(suite_dir(), name)
     pos = N_ERRORS[name] if name in N_ERRORS else N_LIMITS[name]
@@ -506,9 +518,7 @@ def test_i_file_decision(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    sorted(p.name for p in transform_dir().iterdir())
-    if transform_dir().is_dir()
-    else ["<missing>"],
+    sorted(p.name for p in transform_dir().iterdir()),
 )
 def test_transform_file(name: str) -> None:
     data = read_suite_file(transform_dir(), name)

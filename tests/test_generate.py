@@ -87,7 +87,7 @@ async def sdk_error(server: ReplayServer, reply: Reply, call: Callable[[], Any])
 
 async def test_async_openai_call(server: ReplayServer) -> None:
     server.play(Reply([load("openai_chat_tools.sse")]))
-    assert await acollect(generate(chat_call(server))) == CHAT_TOOLS
+    assert await acollect(generate(chat_call(server), stream_id="stream")) == CHAT_TOOLS
     assert only_task_left()
 
 
@@ -95,14 +95,14 @@ async def test_anthropic_stream_manager_is_entered(server: ReplayServer) -> None
     server.play(Reply([load("anthropic_tools.sse")]))
     client = claude(server)
     call = lambda: client.messages.stream(model="claude-test", max_tokens=64, messages=MESSAGES)  # noqa: E731
-    assert await acollect(generate(call)) == ANTHROPIC_TOOLS
+    assert await acollect(generate(call, stream_id="stream")) == ANTHROPIC_TOOLS
 
 
 async def test_sync_openai_stream_is_read_in_a_thread(server: ReplayServer) -> None:
     server.play(Reply([load("openai_chat_text.sse")]))
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
     stream = client.chat.completions.create(model="m", messages=MESSAGES, stream=True)  # type: ignore[arg-type]
-    assert await acollect(generate(stream)) == CHAT_TEXT
+    assert await acollect(generate(stream, stream_id="stream")) == CHAT_TEXT
     assert stream.response.is_closed
 
 
@@ -111,18 +111,21 @@ async def test_truncated_streams(server: ReplayServer, name: str) -> None:
     server.play(Reply([load(name)]))
     if name.startswith("openai"):
         client = oai(server)
-        events = generate(lambda: client.responses.create(model="m", input="x", stream=True))
+        events = generate(
+            lambda: client.responses.create(model="m", input="x", stream=True), stream_id="stream"
+        )
     else:
         c = claude(server)
         events = generate(
-            lambda: c.messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)
+            lambda: c.messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True),
+            stream_id="stream",
         )  # type: ignore[arg-type]
     assert await acollect(events) == EXPECTED[name]
 
 
 async def test_text_chunks() -> None:
     assert await acollect(
-        generate(["Hel", b"lo ", "wörld".encode()[:2], "wörld".encode()[2:]])
+        generate(["Hel", b"lo ", "wörld".encode()[:2], "wörld".encode()[2:]], stream_id="stream")
     ) == [
         TextDelta("Hel"),
         TextDelta("lo "),
@@ -130,7 +133,7 @@ async def test_text_chunks() -> None:
         TextDelta("örld"),
         StreamDone("complete", 0, 0, 11),
     ]
-    assert await acollect(generate([])) == [StreamDone("complete", 0, 0, 0)]
+    assert await acollect(generate([], stream_id="stream")) == [StreamDone("complete", 0, 0, 0)]
 
 
 async def test_tags_protocol_with_a_dispatcher() -> None:
@@ -147,7 +150,9 @@ async def test_tags_protocol_with_a_dispatcher() -> None:
             await asyncio.sleep(0)
             yield chunk
 
-    events = await acollect(generate(model, protocol="tags", dispatcher=Dispatcher(registry)))
+    events = await acollect(
+        generate(model, protocol="tags", dispatcher=Dispatcher(registry), stream_id="stream")
+    )
     kinds = [type(e).__name__ for e in events]
     assert kinds == [
         "TextDelta",
@@ -177,7 +182,7 @@ async def test_connection_dropped_mid_tool_call(fresh: ReplayServer) -> None:
     error = await sdk_error(fresh, reply, chat_call(fresh))
     assert error.error_type in ("RemoteProtocolError", "APIConnectionError")
     fresh.play(reply)
-    events = await acollect(generate(chat_call(fresh)))
+    events = await acollect(generate(chat_call(fresh), stream_id="stream"))
     assert events == [
         *CHAT_TOOLS[:10],
         error,
@@ -199,7 +204,7 @@ async def test_connection_dropped_anthropic(fresh: ReplayServer) -> None:
 
     error = await sdk_error(fresh, reply, call)
     fresh.play(reply)
-    events = await acollect(generate(call))
+    events = await acollect(generate(call, stream_id="stream"))
     assert events == [*ANTHROPIC_TOOLS[:9], error, StreamDone("error", 1, 0, 28)]
 
 
@@ -209,16 +214,16 @@ async def test_http_error_before_the_stream(server: ReplayServer) -> None:
     error = await sdk_error(server, reply, chat_call(server))
     assert error.error_type == "RateLimitError" and "Rate limit reached" in error.message
     server.play(reply)
-    events = await acollect(generate(chat_call(server)))
+    events = await acollect(generate(chat_call(server), stream_id="stream"))
     assert events == [error, StreamDone("error", 0, 0, 0)]
 
 
 async def test_call_that_raises_or_returns_no_stream() -> None:
-    assert await acollect(generate(lambda: 1 / 0)) == [
+    assert await acollect(generate(lambda: 1 / 0, stream_id="stream")) == [
         StreamError("division by zero", "ZeroDivisionError"),
         StreamDone("error", 0, 0, 0),
     ]
-    assert await acollect(generate(lambda: 42)) == [
+    assert await acollect(generate(lambda: 42, stream_id="stream")) == [
         StreamError("the model call returned int, not a stream", "TypeError"),
         StreamDone("error", 0, 0, 0),
     ]
@@ -241,7 +246,7 @@ async def test_abort_event_closes_the_connection(fresh: ReplayServer) -> None:
     )
     abort = asyncio.Event()
     events: list[Event] = []
-    async for event in generate(chat_call(fresh), abort=abort):
+    async for event in generate(chat_call(fresh), abort=abort, stream_id="stream"):
         events.append(frozen(event))
         if event == CHAT_TOOLS[9]:  # the first delta of the second call: then the server stalls
             asyncio.get_running_loop().call_later(0.05, abort.set)
@@ -270,11 +275,15 @@ async def test_abort_before_the_call_returns(fresh: ReplayServer) -> None:
         abort.set()
 
     setter = asyncio.ensure_future(set_abort())
-    assert await acollect(generate(slow_call, abort=abort)) == [StreamDone("aborted", 0, 0, 0)]
+    assert await acollect(generate(slow_call, abort=abort, stream_id="stream")) == [
+        StreamDone("aborted", 0, 0, 0)
+    ]
     await setter
     abort2 = asyncio.Event()
     abort2.set()
-    assert await acollect(generate(slow_call, abort=abort2)) == [StreamDone("aborted", 0, 0, 0)]
+    assert await acollect(generate(slow_call, abort=abort2, stream_id="stream")) == [
+        StreamDone("aborted", 0, 0, 0)
+    ]
     assert only_task_left()
 
 
@@ -290,7 +299,7 @@ async def test_task_cancel_closes_the_connection(fresh: ReplayServer) -> None:
         def call() -> object:
             return client.messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
 
-        async for event in generate(call):
+        async for event in generate(call, stream_id="stream"):
             events.append(frozen(event))
             if isinstance(event, ActionStarted):
                 seen_call.set()
@@ -333,7 +342,9 @@ async def test_task_cancel_while_a_handler_runs() -> None:
     events: list[Event] = []
 
     async def consume() -> None:
-        async for event in generate(model, protocol="tags", dispatcher=Dispatcher(registry)):
+        async for event in generate(
+            model, protocol="tags", dispatcher=Dispatcher(registry), stream_id="stream"
+        ):
             events.append(event)
 
     task = asyncio.ensure_future(consume())
@@ -355,7 +366,7 @@ async def test_task_cancel_while_a_handler_runs() -> None:
 
 async def test_consumer_that_stops_early_closes_the_upstream(fresh: ReplayServer) -> None:
     fresh.play(Reply(stalled_prefix("openai_chat_tools.sse", b'"index":1'), end="stall"))
-    events = generate(chat_call(fresh))
+    events = generate(chat_call(fresh), stream_id="stream")
     first = await events.__anext__()
     assert first == TextDelta("Checking ")
     await events.aclose()  # type: ignore[attr-defined]

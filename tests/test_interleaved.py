@@ -33,6 +33,7 @@ from unspool.events import (
     ActionInvalid,
     ActionStarted,
     Diagnostic,
+    ReasoningDelta,
     TextDelta,
 )
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
@@ -45,7 +46,7 @@ def test_spec_1_the_array_in_every_chunking() -> None:
 
 
 def test_spec_1_text_streams_and_actions_complete_at_their_brace() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     per_chunk = [parser.feed(c) for c in A]
     first_close = A.index("}}") + 1  # the '}' that closes item 0
     assert [type(e) for e in per_chunk[first_close]] == [ActionComplete]
@@ -94,7 +95,7 @@ def test_spec_3_trailing_prose_in_the_same_chunk() -> None:
 
 
 def test_spec_4_no_array_streams_the_prose_as_it_arrives() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed("Hello ") == [T("Hello ")]
     assert parser.feed("students, today we learn.") == [T("students, today we learn.")]
     assert parser.finish() == [done("complete", 0, 0, 31)]
@@ -105,7 +106,7 @@ def test_spec_4_no_array_streams_the_prose_as_it_arrives() -> None:
 
 
 def test_spec_4_hold_mode_emits_a_plain_reply_at_finish() -> None:
-    parser = InterleavedParser(prose="hold")
+    parser = InterleavedParser(prose="hold", stream_id="stream")
     assert parser.feed("Hello ") == []
     assert parser.feed("students, today we learn.") == []
     assert parser.finish() == [T("Hello students, today we learn."), done(chars=31)]
@@ -113,7 +114,7 @@ def test_spec_4_hold_mode_emits_a_plain_reply_at_finish() -> None:
 
 def test_spec_5_truncated_inside_a_text_item() -> None:
     text = arr(act("wb_open"), txt("Hello stu"))[: -len('"}]')]
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     streamed = parser.feed(text)
     assert [e for e in streamed if isinstance(e, TextDelta)] == [T("Hello stu")]
     cut = Diagnostic(
@@ -226,7 +227,7 @@ def test_spec_10_escapes_split_across_chunks() -> None:
     assert "\\ud83d\\ude00" in text and "\\u00e9" in text
     check([text], [T(content), done(chars=len(content))])
     for parts in [*splits(text), char_chunks(text)]:
-        events = run_chunks(InterleavedParser(), parts)
+        events = run_chunks(InterleavedParser(stream_id="stream"), parts)
         pieces = [e.text for e in events if isinstance(e, TextDelta)]
         assert "".join(pieces) == content
         assert not any("\ud800" <= ch <= "\udfff" for piece in pieces for ch in piece)
@@ -298,7 +299,7 @@ def test_spec_13_two_arrays_the_first_is_the_reply() -> None:
             done(chars=1),
         ]
         check([first, gap + second], expected)
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed(first) == [T("A")]
     assert parser.closed
 
@@ -349,7 +350,7 @@ def test_empty_and_whitespace_replies_and_a_bare_bracket() -> None:
 
 
 def test_leading_whitespace_is_held_until_prose_follows() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed("\n\n") == []
     assert parser.feed("Hi") == [T("\n\nHi")]
     check(["\n\n", A], [*A_EVENTS, done("complete", 2, 0, 16)])
@@ -407,7 +408,7 @@ def test_prose_after_the_array_is_reported_not_shown_in_stream_mode() -> None:
 
 def test_content_before_type_is_buffered_until_the_type_is_known() -> None:
     chunks = ['[{"content":"Hi the', 're","type":"text"},{"type":"text","content":"x"}]']
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed(chunks[0]) == []
     assert parser.feed(chunks[1]) == [T("Hi there"), T("x")]
     check(chunks, [T("Hi therex"), done(chars=9)])
@@ -424,16 +425,19 @@ def test_params_before_name_and_args_deltas_show_params_forming() -> None:
         ],
     )
     text = arr(act("draw", {"a": 1, "b": [1, 2], "c": "xy"}))
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     seen: list[Any] = []
+    raw: list[str] = []
     for chunk in char_chunks(text):
         for event in parser.feed(chunk):
             if isinstance(event, ActionArgsDelta):
-                assert event.id == "stream:0" and event.delta is None
+                assert event.id == "stream:0" and event.delta is not None
                 seen.append(copy.deepcopy(event.partial))
+                raw.append(event.delta)
+    assert "".join(raw) == '{"a":1,"b":[1,2],"c":"xy"}'  # the params' source text
     assert seen[0] == {} and seen[-1] == {"a": 1, "b": [1, 2], "c": "xy"}
     assert {"a": 1, "b": [1]} in seen and {"a": 1, "b": [1, 2], "c": "x"} in seen
-    assert all(seen[i] != seen[i + 1] for i in range(len(seen) - 1))
+    assert all(raw)  # a delta carries the text that arrived, even when the value is unchanged
 
 
 def test_falsy_fall_through_and_odd_params() -> None:
@@ -600,11 +604,15 @@ def test_lenient_repairs_unescaped_quotes() -> None:
 
 def test_finish_reasons() -> None:
     closed = arr(txt("A"))
-    assert parse_interleaved(closed, reason="stop")[-1] == done(chars=1)
-    assert parse_interleaved(closed, reason="length")[-1] == done("truncated", chars=1)
-    assert parse_interleaved(closed, reason="abort")[-1] == done("aborted", chars=1)
+    assert parse_interleaved(closed, reason="stop", stream_id="stream")[-1] == done(chars=1)
+    assert parse_interleaved(closed, reason="length", stream_id="stream")[-1] == done(
+        "truncated", chars=1
+    )
+    assert parse_interleaved(closed, reason="abort", stream_id="stream")[-1] == done(
+        "aborted", chars=1
+    )
     cut = arr(act("a", {"k": "v"}))[:-5]
-    events = parse_interleaved(cut, reason="abort")
+    events = parse_interleaved(cut, reason="abort", stream_id="stream")
     assert events[-2:] == [
         ActionInvalid(
             "stream:0", 0, "a", "truncated", ({"message": "the stream ended inside the array"},)
@@ -614,7 +622,7 @@ def test_finish_reasons() -> None:
 
 
 def test_finish_is_idempotent_and_feed_after_finish_raises() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     parser.feed(A)
     assert parser.finish() == [done("complete", 2, 0, 16)]
     assert parser.finish() == []
@@ -632,18 +640,21 @@ def test_bytes_split_inside_characters() -> None:
         done("complete", 1, 0, 6),
     ]
     for parts in splits(data):
-        assert merge_events(run_chunks(InterleavedParser(), parts)) == expected
-    assert merge_events(run_chunks(InterleavedParser(), char_chunks(data))) == expected
+        assert merge_events(run_chunks(InterleavedParser(stream_id="stream"), parts)) == expected
+    assert (
+        merge_events(run_chunks(InterleavedParser(stream_id="stream"), char_chunks(data)))
+        == expected
+    )
 
 
 def test_invalid_utf8_is_replaced_and_reported() -> None:
-    events = parse_interleaved(b'[{"type":"text","content":"a\xffb"}]')
+    events = parse_interleaved(b'[{"type":"text","content":"a\xffb"}]', stream_id="stream")
     assert events == [
         Diagnostic("invalid_utf8", "invalid UTF-8 replaced by U+FFFD (invalid start byte)"),
         T("a\ufffdb"),
         done(chars=3),
     ]
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed(b"ok \xe4\xb8") == [T("ok ")]
     assert parser.finish() == [
         Diagnostic("invalid_utf8", "invalid UTF-8 replaced by U+FFFD (unexpected end of data)"),
@@ -654,11 +665,13 @@ def test_invalid_utf8_is_replaced_and_reported() -> None:
 
 def test_bad_prose_option() -> None:
     with pytest.raises(ValueError):
-        InterleavedParser(prose="show")  # type: ignore[arg-type]
+        InterleavedParser(prose="show", stream_id="stream")  # type: ignore[arg-type]
 
 
 def test_events_are_json_ready() -> None:
-    events = parse_interleaved(arr(act("a", {"k": [1, {"x": None}]}), txt("hi")))
+    events = parse_interleaved(
+        arr(act("a", {"k": [1, {"x": None}]}), txt("hi")), stream_id="stream"
+    )
     assert [e.to_dict() for e in events] == [
         {
             "type": "action_started",
@@ -673,7 +686,7 @@ def test_events_are_json_ready() -> None:
             "id": "stream:0",
             "index": 0,
             "partial": {"k": [1, {"x": None}]},
-            "delta": None,
+            "delta": '{"k":[1,{"x":null}]}',
         },
         {
             "type": "action_complete",
@@ -704,7 +717,7 @@ def test_an_array_start_at_the_reply_start_is_decided_by_what_follows_it() -> No
     ):
         check([text], [T(text), done(chars=len(text))])
         check([text], [T(text), done(chars=len(text))], prose="hold")
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed("[1]") == []
     assert merge_events(parser.feed(" Smith")) == [T("[1] Smith")]
     check(
@@ -738,7 +751,7 @@ def test_deeply_nested_items_are_reported_without_recursion_errors() -> None:
     text = (
         f'[{deep},{{"type":"action","name":"x","params":{deep}}},{{"type":"text","content":"ok"}}]'
     )
-    events = parse_interleaved(text)
+    events = parse_interleaved(text, stream_id="stream")
     assert [type(e).__name__ for e in events] == [
         "Diagnostic",
         "ActionStarted",
@@ -749,7 +762,9 @@ def test_deeply_nested_items_are_reported_without_recursion_errors() -> None:
     assert isinstance(events[0], Diagnostic) and events[0].text == deep
     assert isinstance(events[2], ActionInvalid) and events[2].raw == deep
     too_deep = "[" * 1200 + "]" * 1200
-    events = parse_interleaved(f'[{{"type":"action","name":"x","params":{too_deep}}}]')
+    events = parse_interleaved(
+        f'[{{"type":"action","name":"x","params":{too_deep}}}]', stream_id="stream"
+    )
     epos = 998 + len('[{"type":"action","name":"x","params":')
     assert events[1:] == [
         Diagnostic("malformed_json", "nesting deeper than max_depth=1000", epos),
@@ -770,3 +785,50 @@ def test_deeply_nested_items_are_reported_without_recursion_errors() -> None:
         ),
         done("error", 0, 1),
     ]
+
+
+# -- issue 12 item 8: the model's "id", and a leading <think> block --------------------
+
+
+def test_a_model_written_item_id_is_kept_as_action_id() -> None:
+    text = '[{"type":"action","id":"call_7","name":"laser","params":{"x":1}}]'
+    check(
+        [text],
+        [
+            started(0, "laser", "call_7"),
+            complete(0, "laser", {"x": 1}, "call_7"),
+            done("complete", 1),
+        ],
+    )
+    # "action_id" is preferred when both are written; an "id" inside params is just an arg
+    both = '[{"type":"action","id":"m","action_id":"A1","name":"l","params":{"id":"p"}}]'
+    check([both], [started(0, "l", "A1"), complete(0, "l", {"id": "p"}, "A1"), done("complete", 1)])
+
+
+def R(text: str) -> ReasoningDelta:
+    return ReasoningDelta(text)
+
+
+def test_a_leading_think_block_is_reasoning_never_text() -> None:
+    think = "<think>The user wants [1] a {greeting}.\n</think>\n"
+    check(
+        [think + A],
+        [R("The user wants [1] a {greeting}.\n"), *A_EVENTS, done("complete", 2, 0, 16)],
+    )
+    check(
+        ["  <thinking>plan</thinking>" + FENCE + "json\n" + A + "\n" + FENCE],
+        [
+            R("plan"),
+            Diagnostic("fence", "the fence around the array was not shown", 27, FENCE + "json\n"),
+            *A_EVENTS,
+            Diagnostic("fence", "the fence after the array was not shown", 226, FENCE),
+            done("complete", 2, 0, 16),
+        ],
+    )
+    # a reply with no array: the reasoning, then the prose as text
+    check(["<think>hm</think>Hello there."], [R("hm"), T("Hello there."), done(chars=12)])
+    # cut off inside the block: what came is reasoning; the stream is not truncated text
+    check(["<think>still thinking"], [R("still thinking"), done()])
+    # only at the start of the reply: later, or a tag it is not, it is prose
+    check(["Hi <think>x</think>"], [T("Hi <think>x</think>"), done(chars=19)])
+    check(["<thin> x"], [T("<thin> x"), done(chars=8)])

@@ -436,7 +436,7 @@ def test_streaming_case(chunks: list[str], expected: list[Event], opts: dict[str
 
 
 def test_case_02_one_char_per_chunk_timing() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     per_chunk = [parser.feed(c) for c in A]
     item0_end = A.index("}}") + 1
     assert any(isinstance(e, ActionComplete) for e in per_chunk[item0_end])  # at its own '}'
@@ -447,7 +447,7 @@ def test_case_02_one_char_per_chunk_timing() -> None:
 
 
 def test_case_03_what_each_chunk_releases() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     chunks = [arr(act("wb_open"))[:-1], ",", "{", '"type":"text","content":"Hi"}', "]"]
     out = [[e for e in parser.feed(c) if not isinstance(e, StreamDone)] for c in chunks]
     assert [type(e).__name__ for e in out[0]] == [
@@ -459,13 +459,13 @@ def test_case_03_what_each_chunk_releases() -> None:
 
 
 def test_case_09_prose_streams_while_it_arrives() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed("Hello ") == [T("Hello ")]
     assert parser.feed("students, today we learn.") == [T("students, today we learn.")]
 
 
 def test_case_36_nothing_streams_before_the_type() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     assert parser.feed('[{"content":"Hi the') == []
     assert parser.feed('re","type":"text"},{"type":"text","content":"x"}]') == [
         T("Hi there"),
@@ -474,11 +474,11 @@ def test_case_36_nothing_streams_before_the_type() -> None:
 
 
 def test_case_41_idempotent_finish() -> None:
-    parser = InterleavedParser()
+    parser = InterleavedParser(stream_id="stream")
     parser.feed(arr(txt("A")))
     assert parser.finish() == [done(chars=1)]
     assert parser.finish() == []
-    assert run_chunks(InterleavedParser(), [])[-1] == done()
+    assert run_chunks(InterleavedParser(stream_id="stream"), [])[-1] == done()
 
 
 # -- §6.3 offline cases, through parse_interleaved ----------------------------------
@@ -638,12 +638,12 @@ OFFLINE: list[tuple[str, str, list[Event], dict[str, Any]]] = [
     [pytest.param(t, e, o, id=name) for name, t, e, o in OFFLINE],
 )
 def test_offline_case(text: str, expected: list[Event], opts: dict[str, Any]) -> None:
-    assert merge_events(parse_interleaved(text, **opts)) == expected
+    assert merge_events(parse_interleaved(text, **opts, stream_id="stream")) == expected
     check([text], expected, **opts)
 
 
 def test_offline_results_serialise() -> None:
-    events = parse_interleaved(A2)
+    events = parse_interleaved(A2, stream_id="stream")
     assert json.loads(json.dumps([e.to_dict() for e in events]))[2] == {
         "type": "action_complete",
         "id": "stream:0",

@@ -10,7 +10,26 @@ from pathlib import Path
 import unspool
 
 SRC = Path(unspool.__file__).resolve().parent
-THIRD_PARTY = ("pydantic", "jsonschema", "openai", "anthropic", "click", "rich", "httpx")
+THIRD_PARTY = (
+    "pydantic",
+    "jsonschema",
+    "openai",
+    "anthropic",
+    "google",
+    "boto3",
+    "botocore",
+    "ollama",
+    "click",
+    "rich",
+    "httpx",
+    "starlette",
+    "uvicorn",
+    "ag_ui",
+    "anyio",
+    "psycopg",
+    "psycopg_pool",
+    "redis",
+)
 IO_MODULES = {"socket", "threading", "time", "asyncio", "select", "subprocess", "selectors"}
 
 

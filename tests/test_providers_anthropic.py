@@ -16,7 +16,9 @@ from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
     ActionStarted,
+    Citation,
     Diagnostic,
+    RefusalDelta,
     StreamDone,
     TextDelta,
 )
@@ -51,7 +53,7 @@ def test_messages_sync(server: ReplayServer, name: str, how: str) -> None:
         messages=MESSAGES,  # type: ignore[arg-type]
         stream=True,
     )
-    assert collect(from_anthropic(stream)) == EXPECTED[name]
+    assert collect(from_anthropic(stream, stream_id="stream")) == EXPECTED[name]
     assert server.requests[-1][1] == "/v1/messages"
 
 
@@ -64,7 +66,7 @@ async def test_messages_async(server: ReplayServer, name: str, how: str) -> None
         messages=MESSAGES,  # type: ignore[arg-type]
         stream=True,
     )
-    assert await acollect(from_anthropic(stream)) == EXPECTED[name]
+    assert await acollect(from_anthropic(stream, stream_id="stream")) == EXPECTED[name]
 
 
 def test_message_stream_helper(server: ReplayServer) -> None:
@@ -72,21 +74,24 @@ def test_message_stream_helper(server: ReplayServer) -> None:
     server.play(Reply(chunkings(load("anthropic_tools.sse"))["every-7-bytes"]))
     manager = client(server).messages.stream(model="claude-test", max_tokens=64, messages=MESSAGES)  # type: ignore[arg-type]
     with manager as stream:
-        assert collect(from_anthropic(stream)) == TOOLS
+        assert collect(from_anthropic(stream, stream_id="stream")) == TOOLS
 
 
 async def test_message_stream_helper_async(server: ReplayServer) -> None:
     server.play(Reply(chunkings(load("anthropic_max_tokens.sse"))["inside-utf8"]))
     manager = aclient(server).messages.stream(model="claude-test", max_tokens=64, messages=MESSAGES)  # type: ignore[arg-type]
     async with manager as stream:
-        assert await acollect(from_anthropic(stream)) == MAX_TOKENS
+        assert await acollect(from_anthropic(stream, stream_id="stream")) == MAX_TOKENS
 
 
 @pytest.mark.parametrize("name", EXPECTED)
 def test_raw_http_body_without_the_sdk(server: ReplayServer, name: str) -> None:
     server.play(Reply(chunkings(load(name))["every-7-bytes"]))
     with httpx.stream("POST", server.url + "/v1/messages", json={"stream": True}) as response:
-        assert collect(from_anthropic(iter_sse(response.iter_bytes()))) == EXPECTED[name]
+        assert (
+            collect(from_anthropic(iter_sse(response.iter_bytes()), stream_id="stream"))
+            == EXPECTED[name]
+        )
 
 
 def test_tags_protocol_in_text_blocks_shares_the_ids(server: ReplayServer) -> None:
@@ -99,7 +104,9 @@ def test_tags_protocol_in_text_blocks_shares_the_ids(server: ReplayServer) -> No
     server.play(Reply([sse(anthropic_events(blocks, "tool_use"), named=True)]))
     stream = client(server).messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
     events = [
-        e for e in collect(from_anthropic(stream, "tags")) if not isinstance(e, ActionArgsDelta)
+        e
+        for e in collect(from_anthropic(stream, "tags", stream_id="stream"))
+        if not isinstance(e, ActionArgsDelta)
     ]
     assert events == [
         TextDelta("Opening "),
@@ -139,17 +146,14 @@ def test_decoder_server_tools_redacted_thinking_and_unknown_deltas() -> None:
     assert events == [
         Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
         Diagnostic(
-            "ignored_block",
-            "content block of type 'server_tool_use' is handled by the provider, not an action",
+            "hosted_tool",
+            "content block of type 'server_tool_use' is run by the provider, not an action",
             text="server_tool_use",
         ),
         TextDelta("Hi"),
-        Diagnostic(
-            "ignored_delta",
-            "content delta of type 'citations_delta' has no event: ignored",
-            text="citations_delta",
-        ),
-        Diagnostic("refusal", "the model refused", text="refusal"),
+        RefusalDelta(""),
+        Citation("citation", start=0, end=2),  # the block never ended: sent at the end
+        Citation("citation", start=0, end=2),
         StreamDone("complete", 0, 0, 2),
     ]
 
@@ -162,7 +166,8 @@ def test_decoder_tool_input_given_whole_at_block_start() -> None:
                 {"type": "content_block_stop", "index": 0},
                 {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
                 {"type": "message_stop"},
-            ]
+            ],
+            stream_id="stream",
         )
     )
     assert events == [
@@ -181,7 +186,8 @@ def test_decoder_error_event() -> None:
                 block_delta(0, {"type": "text_delta", "text": "partial"}),
                 {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
                 block_delta(0, {"type": "text_delta", "text": "never"}),
-            ]
+            ],
+            stream_id="stream",
         )
     )
     assert [type(e).__name__ for e in events] == ["TextDelta", "StreamError", "StreamDone"]
@@ -196,7 +202,7 @@ def test_sdk_error_event_over_http(server: ReplayServer) -> None:
     error = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
     server.play(Reply([body[:cut], error]))
     stream = client(server).messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
-    events = collect(from_anthropic(stream))
+    events = collect(from_anthropic(stream, stream_id="stream"))
     assert events[:-2] == TOOLS[:5]
     assert events[-1] == StreamDone("error", 0, 0, 28)
     assert events[-2].error_type == "APIStatusError"  # type: ignore[union-attr]

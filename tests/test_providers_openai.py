@@ -24,6 +24,7 @@ from unspool.events import (
     Diagnostic,
     Event,
     ReasoningDelta,
+    RefusalDelta,
     StreamDone,
     TextDelta,
 )
@@ -61,7 +62,7 @@ def test_chat_completions_sync(server: ReplayServer, name: str, how: str) -> Non
     stream = client(server).chat.completions.create(
         model="gpt-4o-mini", messages=MESSAGES, stream=True
     )  # type: ignore[arg-type]
-    assert collect(from_openai(stream)) == CHAT[name]
+    assert collect(from_openai(stream, stream_id="stream")) == CHAT[name]
     assert stream.response.is_closed
 
 
@@ -73,7 +74,7 @@ async def test_chat_completions_async(server: ReplayServer, name: str, how: str)
         messages=MESSAGES,  # type: ignore[arg-type]
         stream=True,
     )
-    assert await acollect(from_openai(stream)) == CHAT[name]
+    assert await acollect(from_openai(stream, stream_id="stream")) == CHAT[name]
     assert stream.response.is_closed
 
 
@@ -81,7 +82,7 @@ async def test_chat_completions_async(server: ReplayServer, name: str, how: str)
 def test_responses_sync(server: ReplayServer, name: str, how: str) -> None:
     server.play(Reply(chunkings(load(name))[how]))
     stream = client(server).responses.create(model="gpt-4.1-mini", input="weather?", stream=True)
-    assert collect(from_openai(stream)) == RESPONSES[name]
+    assert collect(from_openai(stream, stream_id="stream")) == RESPONSES[name]
 
 
 @pytest.mark.parametrize(("name", "how"), cases(RESPONSES))
@@ -90,7 +91,7 @@ async def test_responses_async(server: ReplayServer, name: str, how: str) -> Non
     stream = await aclient(server).responses.create(
         model="gpt-4.1-mini", input="weather?", stream=True
     )
-    assert await acollect(from_openai(stream)) == RESPONSES[name]
+    assert await acollect(from_openai(stream, stream_id="stream")) == RESPONSES[name]
 
 
 class GetWeather(BaseModel):
@@ -115,7 +116,7 @@ def test_chat_stream_helper(server: ReplayServer) -> None:
         model="gpt-4o-mini", messages=MESSAGES, tools=TOOLS
     )  # type: ignore[arg-type]
     with manager as stream:
-        assert collect(from_openai(stream)) == CHAT_TOOLS
+        assert collect(from_openai(stream, stream_id="stream")) == CHAT_TOOLS
 
 
 async def test_chat_stream_helper_async(server: ReplayServer) -> None:
@@ -124,13 +125,13 @@ async def test_chat_stream_helper_async(server: ReplayServer) -> None:
         model="gpt-4o-mini", messages=MESSAGES, tools=TOOLS
     )  # type: ignore[arg-type]
     async with manager as stream:
-        assert await acollect(from_openai(stream)) == CHAT_TOOLS
+        assert await acollect(from_openai(stream, stream_id="stream")) == CHAT_TOOLS
 
 
 def test_responses_stream_helper(server: ReplayServer) -> None:
     server.play(Reply(chunkings(load("openai_responses_tools.sse"))["every-7-bytes"]))
     with client(server).responses.stream(model="gpt-4.1-mini", input="weather?") as stream:
-        assert collect(from_openai(stream)) == RESPONSES_TOOLS
+        assert collect(from_openai(stream, stream_id="stream")) == RESPONSES_TOOLS
 
 
 @pytest.mark.parametrize("name", [*CHAT, *RESPONSES])
@@ -140,7 +141,7 @@ def test_raw_http_body_without_the_sdk(server: ReplayServer, name: str) -> None:
     with httpx.stream(
         "POST", server.url + "/v1/chat/completions", json={"stream": True}
     ) as response:
-        events = collect(from_openai(iter_sse(response.iter_bytes())))
+        events = collect(from_openai(iter_sse(response.iter_bytes()), stream_id="stream"))
     assert events == {**CHAT, **RESPONSES}[name]
 
 
@@ -158,7 +159,7 @@ def test_interleaved_protocol_in_the_content_channel(server: ReplayServer) -> No
     )
     server.play(Reply([body]))
     stream = client(server).chat.completions.create(model="m", messages=MESSAGES, stream=True)  # type: ignore[arg-type]
-    events = collect(from_openai(stream, "interleaved"))
+    events = collect(from_openai(stream, "interleaved", stream_id="stream"))
     events = [e for e in events if not isinstance(e, ActionArgsDelta)]
     # One id sequence when the parser exposes its emitter; else the tool calls' own ids.
     tool = ("stream:1", 1) if emitter_of(InterleavedParser()) is not None else ("stream/tools:0", 0)
@@ -191,11 +192,11 @@ def test_decoder_reasoning_refusal_other_choices_and_filters() -> None:
         chunk({"refusal": "I can't"}),
         chunk({}, "content_filter"),
     ]
-    assert collect(from_openai(items)) == [
+    assert collect(from_openai(items, stream_id="stream")) == [
         ReasoningDelta("think"),
         TextDelta("a"),
         Diagnostic("ignored_choice", "choice 1 is ignored: following choice 0"),
-        Diagnostic("refusal", "the model refused", text="I can't"),
+        RefusalDelta("I can't"),
         Diagnostic("content_filter", "the provider's content filter cut the output"),
         StreamDone("truncated", 0, 0, 1),
     ]
@@ -207,7 +208,7 @@ def test_decoder_legacy_function_call_and_unknown_finish_reason() -> None:
         chunk({"function_call": {"arguments": '"x"}'}}),
         chunk({}, "weird"),
     ]
-    events = collect(from_openai(items))
+    events = collect(from_openai(items, stream_id="stream"))
     assert events == [
         ActionStarted("stream:0", 0, "lookup"),
         ActionArgsDelta("stream:0", 0, {}, '{"q": '),
@@ -224,7 +225,7 @@ def test_decoder_call_cut_without_finish_reason() -> None:
             {"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f", "arguments": "{}"}}]}
         )
     ]
-    assert collect(from_openai(items))[-2:] == [
+    assert collect(from_openai(items, stream_id="stream"))[-2:] == [
         ActionInvalid("stream:0", 0, "f", "truncated", CUT, "{}", "c"),
         StreamDone("truncated", 0, 1, 0),
     ]
@@ -237,7 +238,7 @@ def test_decoder_responses_errors_and_ignored_items() -> None:
         {"type": "response.output_item.added", "output_index": 0, "item": item}
     ) == [
         Diagnostic(
-            "ignored_item",
+            "hosted_tool",
             "output item of type 'web_search_call' is run by the provider, not an action",
             text="web_search_call",
         )
@@ -265,7 +266,8 @@ def test_decoder_function_call_that_arrives_only_when_done() -> None:
             [
                 {"type": "response.output_item.done", "output_index": 0, "item": item},
                 {"type": "response.completed", "response": {}},
-            ]
+            ],
+            stream_id="stream",
         )
     )
     assert events == [
@@ -279,7 +281,9 @@ def test_decoder_function_call_that_arrives_only_when_done() -> None:
 def test_decoder_bad_sse_data_is_reported() -> None:
     from unspool.sources.sse import SSEMessage
 
-    events = collect(from_openai([SSEMessage(data="{oops"), SSEMessage(data="[DONE]")]))
+    events = collect(
+        from_openai([SSEMessage(data="{oops"), SSEMessage(data="[DONE]")], stream_id="stream")
+    )
     assert len(events) == 2 and events[1] == StreamDone("complete", 0, 0, 0)
     assert isinstance(events[0], Diagnostic) and (events[0].kind, events[0].text) == (
         "bad_event",

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator
 
 import pytest
 
 from replay import acollect, collect
-from unspool.events import Diagnostic, StreamDone, StreamError, TextDelta
+from unspool.events import (
+    ActionComplete,
+    Diagnostic,
+    Event,
+    StreamDone,
+    StreamError,
+    TextDelta,
+)
+from unspool.protocols.emitter import ActionEmitter
+from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.plain import PlainTextParser, Utf8Decoder
 from unspool.protocols.tags import TagParser
+from unspool.protocols.toolcalls import ToolCallAssembler
 from unspool.sources.iterables import astream, stream
 
 TEXT = "naïve café — 日本語 🎉 ok"
@@ -30,7 +41,7 @@ def joined(events: list) -> list:
 
 
 def test_plain_text_chunks_are_text_deltas() -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     assert parser.feed("Hello ") == [TextDelta("Hello ")]
     assert parser.feed("") == []
     assert parser.feed("world") == [TextDelta("world")]
@@ -44,20 +55,20 @@ def test_plain_text_chunks_are_text_deltas() -> None:
     ("reason", "done"), [("stop", "complete"), ("length", "truncated"), ("abort", "aborted")]
 )
 def test_plain_finish_reason(reason: str, done: str) -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     parser.feed("x")
     assert parser.finish(reason) == [StreamDone(done, 0, 0, 1)]  # type: ignore[arg-type]
 
 
 def test_plain_bytes_split_at_every_index() -> None:
     for i in range(len(DATA) + 1):
-        parser = PlainTextParser()
+        parser = PlainTextParser(stream_id="stream")
         events = parser.feed(DATA[:i]) + parser.feed(DATA[i:]) + parser.finish()
         assert joined(events) == [TextDelta(TEXT), StreamDone("complete", 0, 0, len(TEXT))], i
 
 
 def test_plain_one_byte_per_chunk() -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     events = [e for i in range(len(DATA)) for e in parser.feed(DATA[i : i + 1])]
     assert all(e.text for e in events)
     assert joined(events + parser.finish()) == [
@@ -67,13 +78,13 @@ def test_plain_one_byte_per_chunk() -> None:
 
 
 def test_plain_invalid_bytes_are_replaced_and_reported() -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     assert parser.feed("ab") == [TextDelta("ab")]
     assert parser.feed(b"c\xffd") == [Diagnostic("invalid_utf8", BAD, 3), TextDelta("c\ufffdd")]
 
 
 def test_plain_incomplete_character_at_the_end() -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     assert parser.feed(b"ok\xe6\x97") == [TextDelta("ok")]
     assert parser.finish() == [
         Diagnostic("invalid_utf8", BAD, 2),
@@ -83,7 +94,7 @@ def test_plain_incomplete_character_at_the_end() -> None:
 
 
 def test_plain_str_after_a_split_character() -> None:
-    parser = PlainTextParser()
+    parser = PlainTextParser(stream_id="stream")
     assert parser.feed(b"\xe6") == []
     assert parser.feed("x") == [
         Diagnostic("invalid_utf8", BAD, 0),
@@ -150,12 +161,12 @@ def test_stream_reports_a_chunk_that_is_not_text() -> None:
 def test_stream_with_the_tag_protocol_equals_the_parser_alone() -> None:
     chunks = ['Hi <action name="open">{"id": "p1', '"}</act', "ion> bye"]
     expected = []
-    direct = TagParser()
+    direct = TagParser(stream_id="stream")
     for chunk in chunks:
         expected.extend(collect(direct.feed(chunk)))
     expected.extend(direct.finish())
-    assert collect(stream(chunks, TagParser())) == expected
-    assert collect(stream(chunks, "tags")) == expected
+    assert collect(stream(chunks, TagParser(stream_id="stream"))) == expected
+    assert collect(stream(chunks, "tags", stream_id="stream")) == expected
 
 
 async def _agen(chunks: list[bytes]) -> AsyncIterator[bytes]:
@@ -208,3 +219,27 @@ async def test_astream_source_error() -> None:
         TextDelta("\ufffd"),
         StreamDone("error", 0, 0, 1),
     ]
+
+
+def test_parsers_and_sources_default_to_fresh_stream_ids() -> None:
+    """Two replies parsed without a stream_id never share action ids (a shared ledger
+    would hand the second the first one's result); a stable id is kept as given."""
+    reply = '<action name="pay">{"to": "bob"}</action>'
+
+    def ids(events: Iterable[Event]) -> list[str]:
+        return [e.id for e in events if isinstance(e, ActionComplete)]
+
+    first = ids(stream([reply], "tags"))
+    second = ids(stream([reply], "tags"))
+    assert len(first) == len(second) == 1 and first != second
+    assert ids(stream([reply], "tags", stream_id="turn7")) == ["turn7:0"]
+    made = [
+        TagParser().emitter,
+        InterleavedParser().emitter,
+        PlainTextParser().emitter,
+        ToolCallAssembler().emitter,
+        ActionEmitter(),
+    ]
+    fresh = {e.stream_id for e in made}
+    assert len(fresh) == len(made) and all(re.fullmatch(r"s-[0-9a-f]{16}", s) for s in fresh)
+    assert ActionEmitter("stream").action_id(3) == "stream:3"

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from hypothesis_profiles import examples
 from replay import collect
 from unspool.actions.registry import ActionRegistry
 from unspool.core.errors import MalformedJSON
@@ -34,7 +35,7 @@ CUT = ({"message": "the stream was cut off inside this tool call"},)
 
 
 def test_one_call_streams_live_partial_args() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.start(0, "search", "call_1") == [ActionStarted("stream:0", 0, "search", "call_1")]
     assert collect(tools.args_delta(0, '{"q": "hel')) == [
         ActionArgsDelta("stream:0", 0, {"q": "hel"}, '{"q": "hel')
@@ -55,7 +56,7 @@ def test_one_call_streams_live_partial_args() -> None:
 
 
 def test_text_before_a_visible_value_rides_on_the_next_delta() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start("k", "f")
     assert tools.args_delta("k", "  ") == []
     assert tools.args_delta("k", "") == []
@@ -65,7 +66,7 @@ def test_text_before_a_visible_value_rides_on_the_next_delta() -> None:
 def test_every_split_of_the_arguments_gives_the_same_call() -> None:
     raw = '{"city": "東京 🌸", "days": [1, 2.5, {"x": null}], "ok": true, "s": "a\\"b\\u00e9"}'
     for i in range(len(raw) + 1):
-        tools = ToolCallAssembler()
+        tools = ToolCallAssembler(stream_id="stream")
         events: list[Event] = [*tools.start(3, "f", None)]
         events += tools.args_delta(3, raw[:i]) + tools.args_delta(3, raw[i:]) + tools.end(3)
         deltas = [e for e in events if isinstance(e, ActionArgsDelta)]
@@ -79,7 +80,7 @@ def test_every_split_of_the_arguments_gives_the_same_call() -> None:
 
 
 def test_empty_arguments_are_an_empty_object() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "ping")
     assert tools.end(0) == [ActionComplete("stream:0", 0, "ping", {})]
     tools.start(1, "ping")
@@ -90,7 +91,7 @@ def test_empty_arguments_are_an_empty_object() -> None:
 def test_malformed_arguments() -> None:
     with pytest.raises(MalformedJSON) as err:
         parse_partial('{"a": 1,}')
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f", "c0")
     assert collect(tools.args_delta(0, '{"a": 1,')) == [
         ActionArgsDelta("stream:0", 0, {"a": 1}, '{"a": 1,')
@@ -105,7 +106,7 @@ def test_malformed_arguments() -> None:
 
 
 def test_arguments_that_end_too_early() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f")
     tools.args_delta(0, '{"a": "x')
     assert tools.incomplete(0)
@@ -116,7 +117,7 @@ def test_arguments_that_end_too_early() -> None:
 
 @pytest.mark.parametrize(("raw", "kind"), [("[1, 2]", "list"), ('"s"', "str"), ("42", "int")])
 def test_arguments_that_are_not_an_object(raw: str, kind: str) -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     tools.start(0, "f")
     tools.args_delta(0, raw)
     errors = ({"message": f"the arguments are a JSON {kind}, not an object"},)
@@ -124,7 +125,7 @@ def test_arguments_that_are_not_an_object(raw: str, kind: str) -> None:
 
 
 def test_a_call_without_a_name() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.start(0, None, "call_x") == []
     assert tools.args_delta(0, '{"a": 1}') == []
     errors = ({"message": "the tool call has no name"},)
@@ -137,7 +138,7 @@ def test_a_call_without_a_name() -> None:
 
 
 def test_deltas_for_calls_that_are_not_open_are_reported() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     assert tools.args_delta(5, '{"a"') == [
         Diagnostic(
             "orphan_tool_delta", "argument text for tool call 5, which is not open", text='{"a"'
@@ -174,7 +175,7 @@ def test_finish_cuts_off_the_open_calls(reason: FinishReason | None, why: str) -
 
 
 def test_parallel_calls_interleaved() -> None:
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     events = tools.start(0, "a") + tools.start(1, "b")
     for key, text in [(1, '{"n": '), (0, '{"m": "x'), (1, "2}"), (0, '"}')]:
         events += collect(tools.args_delta(key, text))
@@ -197,12 +198,12 @@ def test_lenient_arguments_report_each_repair() -> None:
     core.finish()
     repairs = [Diagnostic("repair", f"f: {r.message}", r.pos, r.kind) for r in core.repairs]
     assert len(repairs) == 2
-    tools = ToolCallAssembler(lenient=True)
+    tools = ToolCallAssembler(lenient=True, stream_id="stream")
     tools.start(0, "f")
     events = tools.args_delta(0, "{a: 1") + tools.args_delta(0, ",}") + tools.end(0)
     assert [e for e in events if isinstance(e, Diagnostic)] == repairs
     assert events[-1] == ActionComplete("stream:0", 0, "f", {"a": 1})
-    strict = ToolCallAssembler()
+    strict = ToolCallAssembler(stream_id="stream")
     strict.start(0, "f")
     strict.args_delta(0, "{a: 1,}")
     assert strict.end(0)[0].reason == "malformed_json"  # type: ignore[union-attr]
@@ -216,7 +217,7 @@ class Weather(BaseModel):
 def test_registry_validates_the_arguments() -> None:
     registry = ActionRegistry()
     registry.register("weather", model=Weather)
-    tools = ToolCallAssembler(registry=registry)
+    tools = ToolCallAssembler(registry=registry, stream_id="stream")
     tools.start(0, "weather")
     tools.args_delta(0, '{"city": "Oslo", "days": 3}')
     assert tools.end(0) == [ActionComplete("stream:0", 0, "weather", Weather(city="Oslo", days=3))]
@@ -295,7 +296,7 @@ def test_merger_without_a_shared_emitter_uses_its_own_ids() -> None:
 def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
     reason: FinishReason, expected: Event
 ) -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.tool_start(0, "f", None)
     merger.tool_args(0, '{"a": "b')
     assert merger.tool_stop(0) == []
@@ -304,7 +305,7 @@ def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
 
 
 def test_merger_fail_and_closed_state() -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.text("a")
     merger.tool_start(0, "f", None)
     events = merger.fail("boom", "OSError")
@@ -328,7 +329,7 @@ def test_merger_rejects_a_second_registry_for_a_parser_instance() -> None:
     from unspool.protocols.tags import TagParser
 
     with pytest.raises(ValueError, match="registry"):
-        EventMerger(TagParser(), registry=ActionRegistry())
+        EventMerger(TagParser(stream_id="stream"), registry=ActionRegistry())
     with pytest.raises(ValueError, match="unknown protocol"):
         EventMerger("xml")  # type: ignore[arg-type]
 
@@ -345,7 +346,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     args=st.dictionaries(st.text(max_size=6), _values, max_size=5),
     ascii_only=st.booleans(),
@@ -356,7 +357,7 @@ def test_any_chunking_of_any_arguments(
 ) -> None:
     raw = json.dumps(args, ensure_ascii=ascii_only)
     edges = [0, *sorted(c for c in cuts if c < len(raw)), len(raw)]
-    tools = ToolCallAssembler()
+    tools = ToolCallAssembler(stream_id="stream")
     events: list[Event] = [*tools.start("k", "f", None)]
     for a, b in itertools.pairwise(edges):
         events += tools.args_delta("k", raw[a:b])

@@ -140,7 +140,7 @@ def check(
         data = text.encode()
         runs += [[data], *splits(data), char_chunks(data)]
     for chunks in runs:
-        events = run_chunks(TagParser(**options), chunks, reason)
+        events = run_chunks(TagParser(**options, stream_id="stream"), chunks, reason)
         assert merge_events(events) == expected, chunks
         assert args_by_action(events) == dict(args or {}), chunks
         check_lifecycle(events)
@@ -148,7 +148,7 @@ def check(
 
 def per_feed(chunks: Sequence[str], **options: Any) -> list[list[Event]]:
     """The events of each ``feed``, then those of ``finish`` (unmerged)."""
-    parser = TagParser(**options)
+    parser = TagParser(**options, stream_id="stream")
     return [*(parser.feed(c) for c in chunks), parser.finish()]
 
 
@@ -169,7 +169,7 @@ def test_01_plain_text() -> None:
 
 
 def test_02_one_action_one_chunk() -> None:
-    events = parse_tags(CASE2)
+    events = parse_tags(CASE2, stream_id="stream")
     assert events == [
         T("Hi "),
         S(0, "search"),
@@ -183,7 +183,7 @@ def test_02_one_action_one_chunk() -> None:
 def test_03_split_at_every_point_no_markup_in_text() -> None:
     check(CASE2, CASE2_EVENTS, args={"stream:0": '{"q":"x"}'})
     for chunks in splits(CASE2):
-        for ev in run_chunks(TagParser(), chunks):
+        for ev in run_chunks(TagParser(stream_id="stream"), chunks):
             if isinstance(ev, TextDelta):
                 assert "<" not in ev.text and "{" not in ev.text and ">" not in ev.text
 
@@ -202,7 +202,7 @@ def test_04_one_char_at_a_time_earliest_chunk() -> None:
 
 
 def test_05_lt_in_prose_is_released_at_once() -> None:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     assert parser.feed("if a ") == [T("if a ")]
     assert parser.feed("< b then") == [T("< b then")]
     assert parser.held == ""
@@ -210,7 +210,7 @@ def test_05_lt_in_prose_is_released_at_once() -> None:
 
 
 def test_06_lt_at_chunk_end_is_held_then_released() -> None:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     assert parser.feed("x <") == [T("x ")]
     assert parser.held == "<"
     assert parser.feed(" y") == [T("< y")]
@@ -337,7 +337,9 @@ def test_16_two_actions_in_one_chunk() -> None:
         D("complete", 2, 0),
     ]
     check(text, expected, args={"stream:0": "{}", "stream:1": '{"x":1}'})
-    assert parse_tags(text)[4] == ActionArgsDelta("stream:1", 1, {"x": 1}, '{"x":1}')
+    assert parse_tags(text, stream_id="stream")[4] == ActionArgsDelta(
+        "stream:1", 1, {"x": 1}, '{"x":1}'
+    )
 
 
 def test_17_parameterless_action() -> None:
@@ -368,7 +370,7 @@ def test_19_fenced_code_block_is_text() -> None:
 def test_20_fence_split_across_chunks() -> None:
     chunks = ["``", "`\n<act", 'ion name="s">{}</action>\n`', "``"]
     text = "".join(chunks)
-    events = run_chunks(TagParser(), chunks)
+    events = run_chunks(TagParser(stream_id="stream"), chunks)
     assert merge_events(events) == [T(text), D(chars=len(text))]
     check(text, [T(text), D(chars=len(text))])
 
@@ -440,7 +442,7 @@ def test_26_closing_tag_inside_a_json_string() -> None:
     ]
     check(text, expected, args={"stream:0": body})
     chunks = ['<action name="w">{"content":"ends with </ac', 'tion> tag"}</action>']
-    assert merge_events(run_chunks(TagParser(), chunks)) == expected
+    assert merge_events(run_chunks(TagParser(stream_id="stream"), chunks)) == expected
 
 
 def test_27_stray_closing_tag_in_prose_is_text() -> None:
@@ -466,7 +468,7 @@ def test_29_non_ascii_byte_exact() -> None:
     check(text, expected, args={"stream:0": '{"q":"你好 🚀"}'}, as_bytes=True)
     data = text.encode()
     cut = data.index("好".encode()) + 1  # inside the multi-byte character
-    events = run_chunks(TagParser(), [data[:cut], data[cut:]])
+    events = run_chunks(TagParser(stream_id="stream"), [data[:cut], data[cut:]])
     assert merge_events(events) == expected
     assert "\\u" not in "".join(e.delta or "" for e in events if isinstance(e, ActionArgsDelta))
 
@@ -479,7 +481,7 @@ def test_30_whitespace_around_the_body_is_kept_in_deltas() -> None:
 
 def test_31_self_overlapping_delimiter_holds_the_longest_suffix() -> None:
     fmt = TagFormat("<<A>>", "<</A>>", name="A")
-    parser = TagParser(format=fmt)
+    parser = TagParser(format=fmt, stream_id="stream")
     assert parser.feed("x<<") == [T("x")]
     assert parser.held == "<<"
     rest = parser.feed("A>>{}<</A>>")

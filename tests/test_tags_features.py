@@ -35,7 +35,8 @@ def test_tool_call_format() -> None:
         T("Done."),
         D("complete", 1, 0, 14),
     ]
-    check(text, expected, args={"stream:0": body}, format="tool_call")
+    # the deltas carry the arguments' JSON text, not the whole body
+    check(text, expected, args={"stream:0": '{"city": "Paris"}'}, format="tool_call")
 
 
 def test_tool_call_name_after_arguments_and_partial_args() -> None:
@@ -43,16 +44,16 @@ def test_tool_call_name_after_arguments_and_partial_args() -> None:
     check(
         f"<tool_call>{body}</tool_call>",
         [S(0, "f"), C(0, "f", {"a": 1}), D("complete", 1, 0)],
-        args={"stream:0": body},
+        args={"stream:0": '{"a": 1}'},
         format=TOOL_CALL,
     )
-    parser = TagParser(format=TOOL_CALL)
+    parser = TagParser(format=TOOL_CALL, stream_id="stream")
     first = parser.feed('<tool_call>{"name": "f", "arguments": {"q": "ab')
     assert first[0] == S(0, "f")
     delta = first[1]
     assert isinstance(delta, ActionArgsDelta)
     assert delta.partial == {"q": "ab"}
-    assert delta.delta == '{"name": "f", "arguments": {"q": "ab'
+    assert delta.delta == '{"q": "ab'
 
 
 def test_tool_call_without_a_name_is_rejected_without_start() -> None:
@@ -69,7 +70,7 @@ def test_tool_call_arguments_encoded_as_a_string_or_not_an_object() -> None:
     check(
         f"<tool_call>{body}</tool_call>",
         [S(0, "f"), C(0, "f", {"a": 1}), D("complete", 1, 0)],
-        args={"stream:0": body},
+        args={"stream:0": '"{\\"a\\": 1}"'},  # the source text of the arguments' value
         format="tool_call",
     )
     body = '{"name": "f", "arguments": [1]}'
@@ -77,7 +78,7 @@ def test_tool_call_arguments_encoded_as_a_string_or_not_an_object() -> None:
     check(
         f"<tool_call>{body}</tool_call>",
         [S(0, "f"), I(0, "f", "bad_params", (error,), body), D("complete", 0, 1)],
-        args={"stream:0": body},
+        args={"stream:0": "[1]"},
         format="tool_call",
     )
 
@@ -88,7 +89,7 @@ def test_tool_call_name_known_before_the_json_breaks_for_every_chunking() -> Non
     check(
         f"<tool_call>{body}</tool_call>",
         [S(0, "f"), I(0, "f", "malformed_json", (error,), body), D("complete", 0, 1)],
-        args={"stream:0": body},
+        args={"stream:0": "{"},  # the arguments' text up to the error
         format="tool_call",
     )
 
@@ -131,7 +132,7 @@ def test_lenient_bodies_report_each_repair() -> None:
 
 def test_lenient_close_tag_inside_a_single_quoted_string_is_data() -> None:
     text = "<action name=s>{'c': '</action>'}</action>ok"
-    merged = merge_events(parse_tags(text, lenient=True))
+    merged = merge_events(parse_tags(text, lenient=True, stream_id="stream"))
     assert merged[-3:] == [C(0, "s", {"c": "</action>"}), T("ok"), D("complete", 1, 0, 2)]
 
 
@@ -157,7 +158,7 @@ def test_body_that_is_not_an_object() -> None:
 
 
 def test_args_delta_partial_grows_with_the_body() -> None:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     first = parser.feed('<action name="s">{"q": "ab')
     assert isinstance(first[1], ActionArgsDelta)
     assert dict(first[1].partial) == {"q": "ab"}
@@ -185,18 +186,18 @@ def test_invalid_utf8_is_replaced_and_reported_at_its_place() -> None:
     ]
     runs: list[list[bytes]] = [[data], *splits(data), char_chunks(data)]
     for chunks in runs:
-        assert merge_events(run_chunks(TagParser(), chunks)) == expected
+        assert merge_events(run_chunks(TagParser(stream_id="stream"), chunks)) == expected
 
 
 def test_incomplete_utf8_at_eof_and_str_after_bytes() -> None:
     note = Diagnostic("invalid_utf8", "invalid or incomplete UTF-8 replaced with U+FFFD", 3)
-    assert merge_events(run_chunks(TagParser(), [b"hi \xe4\xbd"])) == [
+    assert merge_events(run_chunks(TagParser(stream_id="stream"), [b"hi \xe4\xbd"])) == [
         T("hi "),
         note,
         T("\ufffd"),
         D(chars=4),
     ]
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     mixed = [*parser.feed(b"hi \xe4"), *parser.feed("x"), *parser.finish()]
     assert merge_events(mixed) == [
         T("hi "),
@@ -238,7 +239,7 @@ def test_open_tag_longer_than_the_limit_is_text() -> None:
 
 def test_unclosed_quote_in_open_tag_is_held_then_text_at_eof() -> None:
     text = '<action name="s>{}</action> more'
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     assert parser.feed(text) == []
     assert parser.held == text
     assert parser.finish() == [T(text), D(chars=len(text))]
@@ -344,7 +345,7 @@ def test_reasoning_edges() -> None:
 
 
 def test_spans_locate_each_action() -> None:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     parser.feed('a<action name="s">{}</action>b<action name="t">{"x"')
     parser.finish()
     assert parser.spans == [
@@ -354,7 +355,7 @@ def test_spans_locate_each_action() -> None:
 
 
 def test_held_is_what_could_still_become_a_delimiter() -> None:
-    parser = TagParser()
+    parser = TagParser(stream_id="stream")
     parser.feed("x <ac")
     assert parser.held == "<ac"
     parser.feed('tion name="s"')
@@ -387,7 +388,7 @@ def test_formats() -> None:
     with pytest.raises(ValueError, match="contain each other"):
         TagFormat("<a>", "<a>x", name="a")
     with pytest.raises(ValueError, match="max_tag_chars"):
-        TagParser(max_tag_chars=0)
+        TagParser(max_tag_chars=0, stream_id="stream")
 
 
 def test_parse_open_tag() -> None:

@@ -7,11 +7,14 @@ Layers (see ``docs/architecture.md``):
 * ``unspool.protocols``: text in, events out (interleaved array, tags, plain text, tool calls).
 * ``unspool.actions``: validation and exactly-once execution (extra ``unspool[actions]``).
 * ``unspool.sources``: iterables, SSE bytes, OpenAI/Anthropic SDK streams, ``generate()``.
+* ``unspool.web``: events to browsers as SSE: unspool, AI SDK and AG-UI formats
+  (extra ``unspool[web]``).
 * ``unspool.cli``: the ``unspool`` command (extra ``unspool[cli]``).
 
 Everything except ``unspool.actions`` is importable without any third-party package.
-The action names (``ActionRegistry``, ``Dispatcher``...) need pydantic and are imported
-lazily, on first access, so ``import unspool`` never requires it.
+The action names (``ActionRegistry``, ``Dispatcher``...) need pydantic, and the web names
+(``encode_sse``, ``EventStreamResponse``...) Starlette; both are imported lazily, on first
+access, so ``import unspool`` never requires them.
 """
 
 from __future__ import annotations
@@ -42,44 +45,70 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.anthropic_adapter import from_anthropic
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
-from unspool.sources.openai_adapter import from_openai
+from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.bedrock import from_bedrock
+from unspool.sources.providers.gemini import from_gemini
+from unspool.sources.providers.ollama import from_ollama
+from unspool.sources.providers.openai import from_openai
+from unspool.sources.providers.tool_results import (
+    MissingOutcome,
+    anthropic_results,
+    bedrock_results,
+    gemini_results,
+    ollama_results,
+    openai_chat_results,
+    openai_responses_results,
+)
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
+from unspool.sources.turns import TurnLoop, run_turns
 
 __version__ = "0.1.0"
 
 # name -> module that defines it; imported on first attribute access (PEP 562),
 # because these need the optional extra ``unspool[actions]`` (pydantic, jsonschema).
 _LAZY: dict[str, str] = {
+    "ActionContext": "unspool.actions",
     "ActionRegistry": "unspool.actions",
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
     "SqliteLedger": "unspool.actions",
+    "PostgresLedger": "unspool.actions",
+    "RedisLedger": "unspool.actions",
     "PartialModel": "unspool.actions",
     "ModelStream": "unspool.actions",
     "stream_model": "unspool.actions",
     "astream_model": "unspool.actions",
+    "encode_sse": "unspool.web",
+    "aencode_sse": "unspool.web",
+    "EventStreamResponse": "unspool.web",
+    "ResumableStreams": "unspool.web",
 }
+_EXTRA = {"unspool.actions": "actions", "unspool.web": "web"}
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
     from unspool.actions import (
+        ActionContext,
         ActionRegistry,
         Dispatcher,
         MemoryLedger,
         ModelStream,
         PartialModel,
+        PostgresLedger,
+        RedisLedger,
         SqliteLedger,
         astream_model,
         stream_model,
     )
+    from unspool.web import EventStreamResponse, ResumableStreams, aencode_sse, encode_sse
 
 
 def __getattr__(name: str) -> Any:
@@ -89,9 +118,12 @@ def __getattr__(name: str) -> Any:
     try:
         value = getattr(importlib.import_module(module), name)
     except ImportError as exc:
+        if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
+            raise
+        extra = _EXTRA[module]
         raise ImportError(
-            f"unspool.{name} needs the optional dependencies of unspool[actions] "
-            f"(pip install 'unspool[actions]'): {exc}"
+            f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
+            f"(pip install 'unspool[{extra}]'): {exc}"
         ) from exc
     globals()[name] = value
     return value
@@ -108,6 +140,7 @@ __all__ = [
     "UNSET",
     "ActionArgsDelta",
     "ActionComplete",
+    "ActionContext",
     "ActionEmitter",
     "ActionFailed",
     "ActionInvalid",
@@ -120,19 +153,24 @@ __all__ = [
     "Diagnostic",
     "Dispatcher",
     "Event",
+    "EventStreamResponse",
     "InterleavedParser",
     "JsonMatch",
     "JsonStream",
     "LimitExceeded",
     "MalformedJSON",
     "MemoryLedger",
+    "MissingOutcome",
     "ModelStream",
     "PartialModel",
     "PathEvent",
     "PlainTextParser",
+    "PostgresLedger",
     "ReasoningDelta",
+    "RedisLedger",
     "RefusalDelta",
     "Repair",
+    "ResumableStreams",
     "SSEDecoder",
     "SSEMessage",
     "Skipped",
@@ -144,28 +182,42 @@ __all__ = [
     "TagParser",
     "TextDelta",
     "ToolCallAssembler",
+    "TurnLoop",
     "Validation",
     "ValueEnd",
     "ValueStart",
     "__version__",
     "accelerated",
+    "aencode_sse",
     "aiter_sse",
+    "anthropic_results",
     "astream",
     "astream_model",
     "astream_sse",
+    "bedrock_results",
+    "encode_sse",
     "find_all_json",
     "find_json",
     "from_anthropic",
+    "from_bedrock",
+    "from_gemini",
+    "from_ollama",
     "from_openai",
+    "gemini_results",
     "generate",
     "iter_sse",
     "loads",
     "loads_with_repairs",
+    "ollama_results",
+    "openai_chat_results",
+    "openai_responses_results",
     "parse_interleaved",
     "parse_partial",
     "parse_tags",
     "repair",
+    "run_turns",
     "stream",
     "stream_model",
     "stream_sse",
+    "to_jsonable",
 ]

@@ -5,11 +5,21 @@ through unchanged and adds, after each ``ActionComplete``, one
 :class:`~unspool.events.ActionResult` or :class:`~unspool.events.ActionFailed`:
 
 * handlers run only on ``ActionComplete`` (never on a start or an args delta);
+* an ``ActionComplete`` whose args fail the registry's schema is handed on as
+  ``ActionInvalid(reason="schema")`` instead, and an action name the registry does
+  not know as ``ActionInvalid(reason="unknown_action")`` (args this registry's
+  validation already gave, in the parser, are not validated again); valid args
+  are handed on in their validated form;
 * each idempotency key (the action id by default) runs at most once per ledger:
   a key already finished reports its recorded outcome again (with ``replayed=True``,
-  and its action id is added to :attr:`Dispatcher.replayed`); a key started by a process that died
+  and its action id is added to :attr:`Dispatcher.replayed`); the same key for
+  another action (another name or other args) is ``ActionFailed(error_type="id_conflict")``
+  and runs nothing; a key being run by another worker is waited for, up to the
+  ledger's ``wait``, then ``"in_progress"``; a key started by a worker that died
   reports ``ActionFailed(error_type="unknown_outcome")`` and does not run again,
   unless the handler was registered ``idempotent=True``;
+* a handler declaring a parameter annotated :class:`~unspool.actions.context.ActionContext`
+  receives the action's id, stream id and idempotency key;
 * a handler's exception becomes ``ActionFailed(error_type=<exception class>)`` and
   the next action still runs;
 * ``max_actions`` bounds the actions dispatched per stream (per ``run`` call);
@@ -17,9 +27,10 @@ through unchanged and adds, after each ``ActionComplete``, one
 
 Other ``error_type`` values: ``"no_handler"`` (no handler registered; with
 ``unhandled="pass"`` such actions are left to the application and get no
-event), ``"schema"`` (args that no parser validated fail the registry's schema),
-``"key_error"`` (the idempotency key function raised), ``"key_conflict"`` (the
-key was recorded for another action name).
+event), ``"key_error"`` (the idempotency key function raised), ``"ledger_error"``
+(the ledger failed: a claim that could not be taken, and the action did not run;
+or an outcome that could not be recorded, said in the message),
+``"result_not_stored"`` (replay of a success whose result had no JSON form).
 
 Sequential by default: the handler runs right after its ``ActionComplete`` is
 handed on, before the next event is read. With ``concurrent=True`` handlers
@@ -36,7 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import threading
 from collections import deque
 from collections.abc import (
     AsyncGenerator,
@@ -47,50 +57,74 @@ from collections.abc import (
     Iterable,
 )
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Literal, TypeVar
 
-from unspool.actions.ledger import Claim, Ledger, MemoryLedger
+from unspool.actions.context import ActionContext, idempotency_key
+from unspool.actions.ledgers.base import RESULT_NOT_STORED, Claim, Ledger
+from unspool.actions.ledgers.codec import fingerprint, safe_repr, safe_str
+from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.registry import ActionRegistry, ActionSpec
-from unspool.events import ActionComplete, ActionFailed, ActionResult, Event, StreamDone
+from unspool.events import (
+    ActionComplete,
+    ActionFailed,
+    ActionInvalid,
+    ActionResult,
+    Event,
+    StreamDone,
+)
+from unspool.protocols.emitter import Validation
 
 __all__ = ["Dispatcher"]
 
 T = TypeVar("T")
 Outcome = ActionResult | ActionFailed
+_SHOWN = 200  # characters of a result shown in a ledger_error message
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """An action to claim: its validated value, ledger key and fingerprint."""
+
+    event: ActionComplete
+    spec: ActionSpec
+    value: Any
+    key: str
+    fingerprint: str
+    summary: str
 
 
 @dataclass(slots=True)
 class _Run:
     """Claimed: call the handler, then record the outcome."""
 
-    event: ActionComplete
-    spec: ActionSpec
-    value: Any
-    key: str
+    job: _Job
+    claim: Claim
     phase: Literal["claimed", "entered", "released"] = "claimed"
 
 
-@dataclass(frozen=True, slots=True)
-class _Wait:
-    """The key is being run elsewhere in this process: wait for it, then claim again."""
-
-    event: ActionComplete
-    spec: ActionSpec
-    value: Any
-    key: str
-    marker: threading.Event
-
-
-_Step = Outcome | _Run | _Wait | None
+# an outcome to report, a claimed run, a job whose key is in progress (claim it
+# again, waiting, off the consuming thread), or nothing to add
+_Step = Outcome | _Run | _Job | None
 
 
 class _StreamState:
-    __slots__ = ("dispatched",)
+    __slots__ = ("dispatched", "rejected")
 
     def __init__(self) -> None:
         self.dispatched = 0
+        self.rejected = 0
+
+    def done(self, event: StreamDone) -> StreamDone:
+        """``event`` with the actions this dispatcher turned invalid counted as such."""
+        if not self.rejected:
+            return event
+        return replace(
+            event,
+            actions_complete=max(0, event.actions_complete - self.rejected),
+            actions_invalid=event.actions_invalid + self.rejected,
+        )
 
 
 class Dispatcher:
@@ -98,8 +132,9 @@ class Dispatcher:
 
     ``ledger`` defaults to a fresh :class:`MemoryLedger` (exactly once for this
     dispatcher's lifetime); pass a :class:`SqliteLedger` to survive restarts, or
-    share one ledger between dispatchers (re-renders, retries). ``max_workers``
-    bounds concurrent handlers (``None``: the thread pool's default for ``run``,
+    share one ledger between dispatchers (re-renders, retries) and, with a
+    PostgreSQL or Redis ledger, between processes. ``max_workers`` bounds
+    concurrent handlers (``None``: the thread pool's default for ``run``,
     unbounded for ``arun``).
     """
 
@@ -130,9 +165,39 @@ class Dispatcher:
 
     # planning (in stream order, in the consuming thread) ---------------------------------
 
-    def _plan(self, event: ActionComplete, state: _StreamState) -> _Step:
+    def _admit(self, event: ActionComplete, state: _StreamState) -> tuple[Event, _Step | _Job]:
+        """Validate ``event`` against the registry (unless its validation already gave
+        these args) and say what to do: the event to hand on (``ActionInvalid``
+        instead when it fails) and the job to claim, or the outcome to report."""
         spec = self.registry.get(event.name)
-        if spec is None or spec.handler is None:
+        if spec is None:
+            verdict = self.registry.validate(event.name, event.args)
+            if not verdict.ok:
+                return self._reject(event, verdict, state), None
+            if self.unhandled == "pass":
+                return event, None
+            msg = f"no handler is registered for action {event.name!r}"
+            return event, _failed(event, msg, "no_handler")
+        value = event.args
+        if not self.registry.validated(spec, value):
+            verdict = spec.validate(value)
+            if not verdict.ok:
+                return self._reject(event, verdict, state), None
+            value = verdict.value
+            if value is not event.args:
+                event = replace(event, args=value)
+        return event, self._job(event, spec, value, state)
+
+    def _reject(self, event: ActionComplete, verdict: Validation, state: _StreamState) -> Event:
+        state.rejected += 1
+        return ActionInvalid(
+            event.id, event.index, event.name, verdict.reason, verdict.errors, None, event.action_id
+        )
+
+    def _job(
+        self, event: ActionComplete, spec: ActionSpec, value: Any, state: _StreamState
+    ) -> Outcome | _Job | None:
+        if spec.handler is None:
             if self.unhandled == "pass":
                 return None
             return _failed(
@@ -143,80 +208,142 @@ class Dispatcher:
                 event, f"the limit of {self.max_actions} actions per stream was reached", "limit"
             )
         state.dispatched += 1
-        verdict = spec.validate(event.args)
-        if not verdict.ok:
-            return _failed(event, _describe(verdict.errors), "schema")
         try:
-            key = spec.ledger_key(event.id, verdict.value)
+            key = str(spec.ledger_key(event.id, value))
         except Exception as exc:
-            return _failed(event, f"the idempotency key function raised {exc!r}", "key_error")
-        return self._claim(event, spec, verdict.value, key)
+            msg = f"the idempotency key function raised {type(exc).__name__}: {safe_str(exc)}"
+            return _failed(event, msg, "key_error")
+        digest, summary = fingerprint(value)
+        return _Job(event, spec, value, key, digest, summary)
 
-    def _claim(self, event: ActionComplete, spec: ActionSpec, value: Any, key: str) -> _Step:
-        claim = self.ledger.claim(key, event.name, event.id, rerun_unknown=spec.idempotent)
+    def _claim_args(self, job: _Job) -> dict[str, Any]:
+        return {
+            "fingerprint": job.fingerprint,
+            "summary": job.summary,
+            "rerun_unknown": job.spec.idempotent,
+        }
+
+    def _claimed(self, job: _Job, claim: Claim, waited: bool) -> _Step:
         if claim.status == "run":
-            return _Run(event, spec, value, key)
-        if claim.status == "in_flight":
-            assert claim.wait is not None
-            return _Wait(event, spec, value, key, claim.wait)
-        return self._recorded(event, key, claim)
+            return _Run(job, claim)
+        if claim.status == "in_progress" and not waited:
+            return job
+        return self._recorded(job, claim)
 
-    def _recorded(self, event: ActionComplete, key: str, claim: Claim) -> Outcome:
-        record = claim.record
+    def _recorded(self, job: _Job, claim: Claim) -> Outcome:
+        event, key, record = job.event, job.key, claim.record
         assert record is not None
         if claim.status == "conflict":
-            msg = f"ledger key {key!r} was recorded for action {record.name!r}"
-            return _failed(event, msg, "key_conflict")
-        if claim.status == "unknown":
-            when = datetime.fromtimestamp(record.started_at, timezone.utc)
             msg = (
-                f"action {key!r} was started at {when.isoformat(timespec='seconds')} (attempt "
-                f"{record.attempts}) and its outcome was never recorded; not run again"
+                f"ledger key {key!r} was recorded for {record.name} {record.summary} "
+                f"(fingerprint {record.fingerprint[:12] or 'unknown'}); this action is "
+                f"{event.name} {job.summary} (fingerprint {job.fingerprint[:12]}): not run"
+            )
+            return _failed(event, msg, "id_conflict")
+        when = datetime.fromtimestamp(record.started_at, timezone.utc).isoformat(timespec="seconds")
+        if claim.status == "unknown":
+            msg = (
+                f"action {key!r} was started at {when} (attempt {record.attempts}) and its "
+                "outcome was never recorded; not run again"
             )
             return _failed(event, msg, "unknown_outcome")
+        if claim.status == "in_progress":
+            msg = (
+                f"action {key!r} is being run by another worker (started at {when}, attempt "
+                f"{record.attempts}); its outcome did not come within {self.ledger.wait:g} s; "
+                "not run"
+            )
+            return _failed(event, msg, "in_progress")
         self.replayed.add(event.id)
-        if record.ok:
+        if record.ok and record.error_type != RESULT_NOT_STORED:
             return ActionResult(event.id, event.index, event.name, record.result, replayed=True)
-        return _failed(event, record.error or "", record.error_type or "Exception", replayed=True)
+        error_type = record.error_type or "Exception"
+        return _failed(event, record.error or "", error_type, replayed=True)
+
+    def _context(self, run: _Run) -> ActionContext:
+        event, record = run.job.event, run.claim.record
+        assert record is not None
+        stream_id = event.id.rpartition(":")[0] if ":" in event.id else event.id
+        return ActionContext(
+            event.id,
+            stream_id,
+            event.name,
+            run.job.key,
+            idempotency_key(event.name, run.job.key),
+            record.attempts,
+            run.claim.rerun,
+        )
+
+    def _outcome(
+        self, run: _Run, result: Any, error: tuple[str, str] | None, problem: Exception | None
+    ) -> Outcome:
+        """The event for a handler's outcome, once recorded (``problem``: the ledger's
+        failure to record it)."""
+        event = run.job.event
+        if problem is not None:
+            ran = f"raised {error[1]}: {error[0]}" if error else f"returned {_shown(result)}"
+            msg = (
+                f"the handler of {run.job.key!r} {ran}, but the ledger could not record it "
+                f"({type(problem).__name__}: {safe_str(problem)}); later claims of this key "
+                "report an unknown outcome"
+            )
+            return _failed(event, msg, "ledger_error")
+        if error is not None:
+            return _failed(event, error[0], error[1])
+        return ActionResult(event.id, event.index, event.name, result)
 
     # sync execution ---------------------------------------------------------------------
 
+    def _claim(self, job: _Job, wait: float | None = None) -> _Step:
+        try:
+            claim = self.ledger.claim(
+                job.key, job.event.name, job.event.id, wait=wait, **self._claim_args(job)
+            )
+        except Exception as exc:
+            return _ledger_failed(job, exc)
+        return self._claimed(job, claim, wait != 0)
+
     def _settle(self, step: _Step) -> Outcome | None:
-        while isinstance(step, _Wait):
-            step.marker.wait()
-            step = self._claim(step.event, step.spec, step.value, step.key)
+        if isinstance(step, _Job):
+            step = self._claim(step)
         if isinstance(step, _Run):
             return self._execute(step)
+        assert not isinstance(step, _Job)
         return step
 
     def _release_unrun(self, run: _Run) -> None:
         """Release a claim whose handler was never called (it did not run)."""
         if run.phase == "claimed":
             run.phase = "released"
-            self.ledger.cancel(run.key)
+            _quietly(self.ledger.cancel, run.claim)
 
     def _execute(self, run: _Run) -> Outcome:
         run.phase = "entered"
+        outcome: Outcome | None = None
         try:
-            result = run.spec.invoke(run.value)
-            if inspect.isawaitable(result):
-                result = _run_awaitable(result)
+            with self.ledger.hold(run.claim):
+                try:
+                    result = run.job.spec.invoke(run.job.value, self._context(run))
+                    if inspect.isawaitable(result):
+                        result = _run_awaitable(result)
+                except Exception as exc:
+                    outcome = self._record(run, None, _error_of(exc))
+                else:
+                    outcome = self._record(run, result, None)
+            return outcome
+        finally:
+            if outcome is None:  # interrupted mid-handler: the outcome is unknown
+                _quietly(self.ledger.abandon, run.claim)
+
+    def _record(self, run: _Run, result: Any, error: tuple[str, str] | None) -> Outcome:
+        try:
+            if error is None:
+                self.ledger.finish(run.claim, result=result)
+            else:
+                self.ledger.finish(run.claim, error=error[0], error_type=error[1])
         except Exception as exc:
-            return self._record_error(run, exc)
-        except BaseException:
-            self.ledger.abandon(run.key)
-            raise
-        return self._record_result(run, result)
-
-    def _record_result(self, run: _Run, result: Any) -> ActionResult:
-        """The handler returned: record the result, and report it."""
-        self.ledger.finish(run.key, result=result)
-        return ActionResult(run.event.id, run.event.index, run.event.name, result)
-
-    def _record_error(self, run: _Run, exc: Exception) -> ActionFailed:
-        message = str(exc) or type(exc).__name__
-        self.ledger.finish(run.key, error=message, error_type=type(exc).__name__)
-        return _failed(run.event, message, type(exc).__name__)
+            return self._outcome(run, result, error, exc)
+        return self._outcome(run, result, error, None)
 
     def run(self, events: Iterable[Event]) -> Generator[Event, None, None]:
         """Pass ``events`` through, adding the outcome of every ``ActionComplete``."""
@@ -227,11 +354,16 @@ class Dispatcher:
     def _run_sequential(self, events: Iterable[Event]) -> Generator[Event, None, None]:
         state = _StreamState()
         for event in events:
-            yield event
             if isinstance(event, ActionComplete):
-                outcome = self._settle(self._plan(event, state))
+                passed, step = self._admit(event, state)
+                yield passed
+                outcome = self._settle(step)
                 if outcome is not None:
                     yield outcome
+            elif isinstance(event, StreamDone):
+                yield state.done(event)
+            else:
+                yield event
 
     def _run_concurrent(self, events: Iterable[Event]) -> Generator[Event, None, None]:
         state = _StreamState()
@@ -244,10 +376,15 @@ class Dispatcher:
                         outcome = pending.popleft()[1].result()
                         if outcome is not None:
                             yield outcome
-                yield event
-                if isinstance(event, ActionComplete):
-                    step = self._plan(event, state)
-                    if isinstance(step, (_Run, _Wait)):
+                    event = state.done(event)
+                if not isinstance(event, ActionComplete):
+                    yield event
+                else:
+                    passed, step = self._admit(event, state)
+                    yield passed
+                    if isinstance(step, _Job):
+                        step = self._claim(step, wait=0)  # in stream order, never waiting here
+                    if isinstance(step, (_Run, _Job)):
                         pending.append((step, pool.submit(self._settle, step)))
                     elif step is not None:
                         done: Future[Outcome | None] = Future()
@@ -271,11 +408,20 @@ class Dispatcher:
 
     # async execution --------------------------------------------------------------------
 
+    async def _aclaim(self, job: _Job, wait: float | None = None) -> _Step:
+        try:
+            claim = await self.ledger.aclaim(
+                job.key, job.event.name, job.event.id, wait=wait, **self._claim_args(job)
+            )
+        except Exception as exc:
+            return _ledger_failed(job, exc)
+        return self._claimed(job, claim, wait != 0)
+
     async def _asettle(self, step: _Step, limit: asyncio.Semaphore | None) -> Outcome | None:
-        while isinstance(step, _Wait):
-            await asyncio.to_thread(step.marker.wait)
-            step = self._claim(step.event, step.spec, step.value, step.key)
+        if isinstance(step, _Job):
+            step = await self._aclaim(step)
         if not isinstance(step, _Run):
+            assert not isinstance(step, _Job)
             return step
         try:
             if limit is None:
@@ -283,24 +429,45 @@ class Dispatcher:
             async with limit:
                 return await self._aexecute(step)
         except asyncio.CancelledError:
-            self._release_unrun(step)
+            await self._arelease_unrun(step)
             raise
+
+    async def _arelease_unrun(self, run: _Run) -> None:
+        if run.phase == "claimed":
+            run.phase = "released"
+            await _aquietly(self.ledger.acancel(run.claim))
 
     async def _aexecute(self, run: _Run) -> Outcome:
         run.phase = "entered"
+        outcome: Outcome | None = None
+        spec, value = run.job.spec, run.job.value
         try:
-            if run.spec.is_async:
-                result = await run.spec.invoke(run.value)
+            async with self.ledger.ahold(run.claim):
+                try:
+                    if spec.is_async:
+                        result = await spec.invoke(value, self._context(run))
+                    else:
+                        result = await asyncio.to_thread(spec.invoke, value, self._context(run))
+                    if inspect.isawaitable(result):
+                        result = await result
+                except Exception as exc:
+                    outcome = await self._arecord(run, None, _error_of(exc))
+                else:
+                    outcome = await self._arecord(run, result, None)
+            return outcome
+        finally:
+            if outcome is None:  # cancelled mid-handler: the outcome is unknown
+                await _aquietly(asyncio.shield(self.ledger.aabandon(run.claim)))
+
+    async def _arecord(self, run: _Run, result: Any, error: tuple[str, str] | None) -> Outcome:
+        try:
+            if error is None:
+                await self.ledger.afinish(run.claim, result=result)
             else:
-                result = await asyncio.to_thread(run.spec.invoke, run.value)
-            if inspect.isawaitable(result):
-                result = await result
+                await self.ledger.afinish(run.claim, error=error[0], error_type=error[1])
         except Exception as exc:
-            return self._record_error(run, exc)
-        except BaseException:
-            self.ledger.abandon(run.key)
-            raise
-        return self._record_result(run, result)
+            return self._outcome(run, result, error, exc)
+        return self._outcome(run, result, error, None)
 
     def arun(self, events: AsyncIterable[Event] | Iterable[Event]) -> AsyncGenerator[Event, None]:
         """Async :meth:`run`: accepts an async or a sync iterable of events. With
@@ -314,11 +481,16 @@ class Dispatcher:
     async def _arun_sequential(self, source: AsyncIterator[Event]) -> AsyncGenerator[Event, None]:
         state = _StreamState()
         async for event in source:
-            yield event
             if isinstance(event, ActionComplete):
-                outcome = await self._asettle(self._plan(event, state), None)
+                passed, step = self._admit(event, state)
+                yield passed
+                outcome = await self._asettle(step, None)
                 if outcome is not None:
                     yield outcome
+            elif isinstance(event, StreamDone):
+                yield state.done(event)
+            else:
+                yield event
 
     async def _arun_concurrent(self, source: AsyncIterator[Event]) -> AsyncGenerator[Event, None]:
         state = _StreamState()
@@ -347,10 +519,15 @@ class Dispatcher:
                         outcome = await pending.popleft()[1]
                         if outcome is not None:
                             yield outcome
-                yield event
-                if isinstance(event, ActionComplete):
-                    step = self._plan(event, state)
-                    if isinstance(step, (_Run, _Wait)):
+                    event = state.done(event)
+                if not isinstance(event, ActionComplete):
+                    yield event
+                else:
+                    passed, step = self._admit(event, state)
+                    yield passed
+                    if isinstance(step, _Job):
+                        step = await self._aclaim(step, wait=0)  # in stream order, not waiting
+                    if isinstance(step, (_Run, _Job)):
                         pending.append((step, asyncio.ensure_future(self._asettle(step, limit))))
                     elif step is not None:
                         done: asyncio.Future[Outcome | None] = loop.create_future()
@@ -383,7 +560,7 @@ class Dispatcher:
             await asyncio.wait(running)
         for step, _ in pending:
             if isinstance(step, _Run):
-                self._release_unrun(step)
+                await self._arelease_unrun(step)
 
 
 def _failed(
@@ -392,12 +569,38 @@ def _failed(
     return ActionFailed(event.id, event.index, event.name, error, error_type, replayed)
 
 
-def _describe(errors: Iterable[Any]) -> str:
-    parts = []
-    for err in errors:
-        path = ".".join(str(p) for p in err.get("path", ()))
-        parts.append(f"{path}: {err.get('message')}" if path else str(err.get("message")))
-    return "; ".join(parts) or "invalid arguments"
+def _ledger_failed(job: _Job, exc: Exception) -> ActionFailed:
+    msg = (
+        f"the ledger could not claim key {job.key!r} ({type(exc).__name__}: {safe_str(exc)}); "
+        "not run"
+    )
+    return _failed(job.event, msg, "ledger_error")
+
+
+def _error_of(exc: Exception) -> tuple[str, str]:
+    """The message and type of a handler's exception (even when its ``__str__`` raises)."""
+    return safe_str(exc) or type(exc).__name__, type(exc).__name__
+
+
+def _shown(result: Any) -> str:
+    text = safe_repr(result)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _quietly(release: Any, claim: Claim) -> None:
+    """Release a claim on the way out of an interruption; a ledger failure here must
+    not hide the interruption (the lease then expires on its own)."""
+    try:
+        release(claim)
+    except Exception:  # the lease expires by itself; the interruption is what matters
+        return
+
+
+async def _aquietly(release: Awaitable[None]) -> None:
+    try:
+        await release
+    except Exception:  # as in _quietly
+        return
 
 
 async def _await(awaitable: Awaitable[T]) -> T:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import threading
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -31,14 +32,19 @@ import pydantic
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
+from unspool.actions.context import ActionContext
+from unspool.actions.tool_formats import TOOL_FORMATS
 from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
 from unspool.protocols.emitter import Validation
 
 __all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
 
 UnknownPolicy = Literal["invalid", "pass"]
-ToolFormat = Literal["openai", "openai_responses", "anthropic", "json"]
+ToolFormat = Literal[
+    "openai", "openai_responses", "anthropic", "gemini", "bedrock", "ollama", "json"
+]
 F = TypeVar("F", bound=Callable[..., Any])
+_PASSED_MAX = 1024  # validated JSON Schema args remembered for a dispatcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +55,7 @@ class ActionSpec:
     (keyword arguments, one per field of a model built from its signature) or
     ``"value"`` (one argument: the model instance, or the dict for a JSON Schema).
     ``key`` maps the validated args to an idempotency key (see :meth:`ledger_key`).
+    ``context`` names the handler's parameter annotated :class:`ActionContext`, if any.
     """
 
     name: str
@@ -60,6 +67,7 @@ class ActionSpec:
     key: Callable[[Any], object] | None
     call: Literal["fields", "value"]
     schema_validator: Validator | None
+    context: str | None = None
 
     @property
     def is_async(self) -> bool:
@@ -91,16 +99,21 @@ class ActionSpec:
             return action_id
         return f"{self.name}:{self.key(value)}"
 
-    def invoke(self, value: Any) -> Any:
-        """Call the handler with validated args; returns what it returns (an
-        awaitable for an async handler)."""
+    def invoke(self, value: Any, context: ActionContext | None = None) -> Any:
+        """Call the handler with validated args (and ``context``, when it declares a
+        parameter for it); returns what it returns (an awaitable for an async handler)."""
         if self.handler is None:
             raise LookupError(f"action {self.name!r} has no handler")
+        extra: dict[str, Any] = {}
+        if self.context is not None:
+            if context is None:
+                raise TypeError(f"the handler of {self.name!r} needs an ActionContext")
+            extra[self.context] = context
         if self.call == "value":
-            return self.handler(value)
+            return self.handler(value, **extra)
         kwargs = {name: getattr(value, name) for name in type(value).model_fields}
         kwargs.update(value.__pydantic_extra__ or {})
-        return self.handler(**kwargs)
+        return self.handler(**kwargs, **extra)
 
 
 class ActionRegistry:
@@ -116,6 +129,10 @@ class ActionRegistry:
             raise ValueError(f"unknown must be 'invalid' or 'pass', not {unknown!r}")
         self.unknown: UnknownPolicy = unknown
         self._specs: dict[str, ActionSpec] = {}
+        # Args this registry's JSON Schema validation passed, by identity, so that a
+        # dispatcher behind a parser using this registry does not validate them again.
+        self._passed: dict[int, tuple[str, Any]] = {}
+        self._passed_lock = threading.Lock()
 
     # registration -------------------------------------------------------------------
 
@@ -205,6 +222,7 @@ class ActionRegistry:
 
         call: Literal["fields", "value"] = "value"
         validator: Validator | None = None
+        context = _context_param(handler) if handler is not None else None
         if schema is not None:
             json_schema: Mapping[str, Any] = dict(schema)
             cls = validator_for(json_schema)
@@ -221,7 +239,16 @@ class ActionRegistry:
             doc = inspect.getdoc(handler) if handler is not None else None
             description = doc or (str(default_doc) if default_doc else None)
         spec = ActionSpec(
-            name, handler, model, json_schema, description, idempotent, key, call, validator
+            name,
+            handler,
+            model,
+            json_schema,
+            description,
+            idempotent,
+            key,
+            call,
+            validator,
+            context,
         )
         self._specs[name] = spec
         return spec
@@ -259,33 +286,45 @@ class ActionRegistry:
             return Validation(
                 False, reason="unknown_action", errors=(error([], msg, "unknown_action"),)
             )
-        return spec.validate(args)
+        verdict = spec.validate(args)
+        if verdict.ok and spec.model is None:
+            self._remember(name, verdict.value)
+        return verdict
+
+    def validated(self, spec: ActionSpec, args: Any) -> bool:
+        """Whether ``args`` is a value this registry's validation gave for ``spec``:
+        an instance of its Pydantic model, or (JSON Schema) the very object recently
+        passed by :meth:`validate`. Constant time; a dispatcher skips validating again."""
+        if spec.model is not None:
+            return isinstance(args, spec.model)
+        with self._passed_lock:
+            seen = self._passed.pop(id(args), None)
+        return seen is not None and seen[0] == spec.name and seen[1] is args
+
+    def _remember(self, name: str, value: Any) -> None:
+        with self._passed_lock:
+            self._passed[id(value)] = (name, value)  # the reference keeps the id unique
+            if len(self._passed) > _PASSED_MAX:
+                del self._passed[next(iter(self._passed))]
 
     def json_schema(self, name: str) -> dict[str, Any]:
         """The JSON Schema of the args of ``name`` (``KeyError`` if unknown)."""
         return dict(self._specs[name].schema)
 
-    def tools(self, format: ToolFormat = "openai") -> list[dict[str, Any]]:
-        """Every action as a tool definition for a prompt or an API call:
-        ``"openai"`` (Chat Completions ``tools=``), ``"openai_responses"``
-        (Responses API), ``"anthropic"`` (Messages ``tools=``) or ``"json"``
-        (``{"name", "description", "parameters"}``, for a system prompt)."""
+    def tools(self, format: ToolFormat | str = "openai") -> list[dict[str, Any]]:
+        """Every action as a tool definition for a prompt or an API call, in a format of
+        :data:`~unspool.actions.tool_formats.TOOL_FORMATS`: ``"openai"`` (Chat
+        Completions ``tools=``), ``"openai_responses"`` (Responses API), ``"anthropic"``
+        (Messages ``tools=``), ``"json"`` (``{"name", "description", "parameters"}``, for
+        a system prompt), or a provider table row's ``tool_format``."""
+        formatter = TOOL_FORMATS.get(format)
+        if formatter is None:
+            known = ", ".join(repr(name) for name in TOOL_FORMATS)
+            raise ValueError(f"unknown tool format {format!r}: expected one of {known}")
         out: list[dict[str, Any]] = []
         for spec in self._specs.values():
             params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
-            described: dict[str, Any] = {"name": spec.name}
-            if spec.description:
-                described["description"] = spec.description
-            if format == "openai":
-                out.append({"type": "function", "function": {**described, "parameters": params}})
-            elif format == "openai_responses":
-                out.append({"type": "function", **described, "parameters": params})
-            elif format == "anthropic":
-                out.append({**described, "input_schema": params})
-            elif format == "json":
-                out.append({**described, "parameters": params})
-            else:
-                raise ValueError(f"unknown tool format {format!r}")
+            out.append(formatter(spec.name, spec.description or None, params))
         return out
 
 
@@ -293,12 +332,9 @@ def _model_from_signature(
     name: str, handler: Callable[..., Any]
 ) -> tuple[type[pydantic.BaseModel], Literal["fields", "value"]]:
     """The args model of a handler, and how to call it."""
-    signature = inspect.signature(handler)
-    try:
-        hints = typing.get_type_hints(handler, include_extras=True)
-    except Exception:  # partials, callables with unresolvable forward references
-        hints = {}
-    params = list(signature.parameters.values())
+    hints = _hints(handler)
+    context = _context_param(handler)
+    params = [p for p in inspect.signature(handler).parameters.values() if p.name != context]
     if len(params) == 1 and params[0].kind in (
         params[0].POSITIONAL_ONLY,
         params[0].POSITIONAL_OR_KEYWORD,
@@ -329,6 +365,30 @@ def _model_from_signature(
         **fields,
     )
     return model, "fields"
+
+
+def _hints(handler: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(handler, include_extras=True)
+    except Exception:  # partials, callables with unresolvable forward references
+        return {}
+
+
+def _context_param(handler: Callable[..., Any]) -> str | None:
+    """The name of the handler's parameter annotated :class:`ActionContext`, if any
+    (a string annotation naming it counts, for unresolvable forward references)."""
+    try:
+        params = inspect.signature(handler).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature
+        return None
+    hints = _hints(handler)
+    for param in params:
+        annotation = hints.get(param.name, param.annotation)
+        if annotation is ActionContext or (
+            isinstance(annotation, str) and annotation.rpartition(".")[2] == "ActionContext"
+        ):
+            return param.name
+    return None
 
 
 def _class_name(action: str) -> str:

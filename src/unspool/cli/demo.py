@@ -58,6 +58,17 @@ def demo_registry() -> ActionValidator | None:
     return registry
 
 
+def _serve_web(host: str, port: int, speed: float) -> None:
+    try:
+        from unspool.cli.web_demo import serve
+    except ImportError as exc:
+        raise click.UsageError(
+            f"--web needs the web extra: pip install 'unspool[web]' ({exc})"
+        ) from None
+    click.echo(f"unspool demo: open http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+    serve(host, port, speed)
+
+
 @click.command("demo")
 @click.option(
     "--speed",
@@ -67,7 +78,14 @@ def demo_registry() -> ActionValidator | None:
     help="Play X times faster than recorded.",
 )
 @click.option("--plain", is_flag=True, help="Plain lines even on a terminal.")
-def demo_command(speed: float, plain: bool) -> None:
+@click.option(
+    "--web",
+    is_flag=True,
+    help="Serve the replies to a browser page instead (needs unspool[web]).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --web: address.")
+@click.option("--port", type=int, default=8765, show_default=True, help="With --web: port.")
+def demo_command(speed: float, plain: bool, web: bool, host: str, port: int) -> None:
     """Watch unspool parse two recorded model replies, live (about 5 seconds).
 
     A teacher's reply written as an interleaved JSON array and a shop
@@ -82,9 +100,17 @@ def demo_command(speed: float, plain: bool) -> None:
       unspool demo
       unspool demo --speed 3
       unspool demo --plain | less
+      unspool demo --web          # then open http://127.0.0.1:8765
+
+    With --web, a local server plays the same replies to a page in your browser:
+    the actions run in the page (a spotlight, the whiteboard, a product modal, the
+    cart), and /ai-sdk shows them through the Vercel AI SDK's chat client.
 
     Exit status: 0 ok, 2 usage error.
     """
+    if web:
+        _serve_web(host, port, speed)
+        return
     registry = demo_registry()
 
     def make_parser(stream: RecordedStream, number: int) -> tuple[str, StreamParser]:

@@ -7,8 +7,9 @@
 * ``interleaved`` / ``tags``: a model's reply text
   (:class:`~unspool.protocols.interleaved.InterleavedParser`,
   :class:`~unspool.protocols.tags.TagParser`); records are events;
-* ``openai-sse`` / ``anthropic-sse``: a provider's raw Server-Sent Events body
-  (:mod:`unspool.cli.sse_protocols`), its text channel read with ``text_protocol``.
+* ``openai-sse`` / ``anthropic-sse`` / every other ``cli_name`` of the provider
+  table: a provider's raw body (:mod:`unspool.cli.sse_protocols`), its text channel
+  read with ``text_protocol``.
 
 Every parser here has ``feed(chunk) -> list[Record]`` and
 ``finish(reason) -> list[Record]``, and raises :class:`~unspool.cli.inputs.InputError`
@@ -24,9 +25,10 @@ from unspool.cli.inputs import InputError
 from unspool.cli.records import JsonDone, Record, SchemaCheck, detach
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
-from unspool.events import FinishReason
+from unspool.events import FinishReason, new_stream_id
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.parsers import ProtocolName, TextParser
+from unspool.sources.providers.table import CLI_NAMES, by_cli_name
 
 __all__ = [
     "PROTOCOLS",
@@ -36,7 +38,7 @@ __all__ = [
     "make_stream_parser",
 ]
 
-PROTOCOLS = ("json", "interleaved", "tags", "openai-sse", "anthropic-sse")
+PROTOCOLS = ("json", "interleaved", "tags", *CLI_NAMES)
 """What ``--protocol`` accepts."""
 
 TEXT_PROTOCOLS = ("plain", "interleaved", "tags")
@@ -108,10 +110,13 @@ def make_stream_parser(
     lenient: bool = False,
     registry: ActionValidator | None = None,
     check: Callable[[Any], SchemaCheck] | None = None,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     text_protocol: str = "plain",
 ) -> StreamParser:
-    """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`)."""
+    """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`); without ``stream_id``
+    its action ids are fresh (:func:`~unspool.events.new_stream_id`)."""
+    if stream_id is None:
+        stream_id = new_stream_id()
     if protocol == "json":
         return JsonParser(lenient=lenient, check=check)
     if protocol == "interleaved":
@@ -124,13 +129,13 @@ def make_stream_parser(
         from unspool.protocols.tags import TagParser
 
         return _EventParser(TagParser(stream_id=stream_id, registry=registry, lenient=lenient))
-    if protocol in ("openai-sse", "anthropic-sse"):
+    if protocol in CLI_NAMES:
         from unspool.cli.sse_protocols import ProviderSseParser
 
         if text_protocol not in TEXT_PROTOCOLS:
             raise ValueError(f"unknown text protocol {text_protocol!r}")
         return ProviderSseParser(
-            "openai" if protocol == "openai-sse" else "anthropic",
+            by_cli_name(protocol),
             text_protocol=cast(ProtocolName, text_protocol),
             stream_id=stream_id,
             registry=registry,

@@ -35,6 +35,8 @@ from typing import Any, cast
 
 from unspool.cli.inputs import InputError
 from unspool.events import FinishReason
+from unspool.sources.providers import table
+from unspool.sources.sse import SSEDecoder
 
 __all__ = [
     "DEFAULT_DELAY",
@@ -59,10 +61,7 @@ _FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "abort")
 _WORD = re.compile(r"\s*\S{1,6}|\s+")
 _SSE_FIELD = re.compile(r"(data|event|id|retry):|:")
 _SSE_EVENT_END = re.compile(r"\r\n\r\n|\n\n|\r\r")
-_OPENAI_SSE = re.compile(r'^data: ?\{.*"(choices|chat\.completion\.chunk)"', re.MULTILINE)
-_ANTHROPIC_SSE = re.compile(
-    r'^data: ?\{.*"type": ?"(message_start|content_block_\w+)"', re.MULTILINE
-)
+_SNIFF_MESSAGES = 20  # JSON messages of a capture looked at to tell its provider
 _TAG = re.compile(r"<(action|tool_call)\b", re.IGNORECASE)
 
 
@@ -211,19 +210,44 @@ def _finish_reason(value: Any, lineno: int) -> FinishReason:
 
 
 def guess_protocol(stream: RecordedStream, fmt: str) -> str:
-    """The protocol of a recording that does not name one: the provider of an SSE
-    capture, else tags when an action tag appears, JSON for an object, else interleaved
-    (which also streams a reply that turns out to be plain prose)."""
+    """The protocol of a recording that does not name one: the provider table row that
+    recognises an SSE capture's (or a JSON-lines body's) first events, else tags when an
+    action tag appears, JSON for an object, else interleaved (which also streams a reply
+    that turns out to be plain prose)."""
     text = stream.text
     if fmt == "sse":
-        if _OPENAI_SSE.search(text):
-            return "openai-sse"
-        if _ANTHROPIC_SSE.search(text):
-            return "anthropic-sse"
-        raise InputError("cannot tell which provider wrote this SSE stream: give --protocol")
+        sse = SSEDecoder()
+        row = _sniff([m.data for m in [*sse.feed(text), *sse.finish()]], "sse")
+        if row is None:
+            raise InputError("cannot tell which provider wrote this SSE stream: give --protocol")
+        return row
+    ndjson = _sniff(text.splitlines(), "ndjson")
+    if ndjson is not None:
+        return ndjson
     if _TAG.search(text):
         return "tags"
     return "json" if text.lstrip().startswith("{") else "interleaved"
+
+
+def _sniff(messages: list[str], wire: str) -> str | None:
+    """The ``cli_name`` of the first provider row (of those framed by ``wire``) that
+    recognises one of the first JSON ``messages``."""
+    rows = [p for p in table.PROVIDERS if p.wire == wire and p.cli_name]
+    seen = 0
+    for data in messages:
+        if seen == _SNIFF_MESSAGES:
+            break
+        if not data.lstrip().startswith("{"):
+            continue
+        try:
+            item = json.loads(data)
+        except ValueError:
+            continue
+        seen += 1
+        for row in rows:
+            if row.recognise(item):
+                return row.cli_name
+    return None
 
 
 def pace(

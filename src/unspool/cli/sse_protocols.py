@@ -1,65 +1,77 @@
-"""``--protocol openai-sse`` / ``anthropic-sse``: a provider's raw SSE body, no SDK needed.
+"""``--protocol openai-sse`` / ``anthropic-sse`` / ...: a provider's raw body, no SDK needed.
 
-The body is decoded incrementally by :class:`~unspool.sources.sse.SSEDecoder`
-and each message goes to the provider's decoder
-(:class:`~unspool.sources.openai_adapter.OpenAIDecoder`,
-:class:`~unspool.sources.anthropic_adapter.AnthropicDecoder`), which read the
-wire format's JSON by duck typing, so neither SDK is imported.  A message cut
-off before its blank line is not dispatched (the SSE standard), and is
-reported as a ``Diagnostic`` rather than dropped silently.
+Every row of the provider table (:data:`~unspool.sources.providers.table.PROVIDERS`)
+with a ``cli_name`` is a protocol here.  The body is split into messages by the
+row's ``wire`` framing (Server-Sent Events through
+:class:`~unspool.sources.sse.SSEDecoder`, or one JSON value per line), and each
+message goes to the row's decoder, which reads the wire format's JSON by duck
+typing, so no SDK is imported.  A message cut off before its end (no blank line,
+no newline) is reported as a ``Diagnostic`` rather than dropped silently.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from unspool.cli.records import Record, detach
 from unspool.events import Diagnostic, FinishReason
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.anthropic_adapter import AnthropicDecoder
-from unspool.sources.openai_adapter import OpenAIDecoder
 from unspool.sources.parsers import ProtocolName
-from unspool.sources.sse import SSEDecoder
+from unspool.sources.providers.table import Provider
+from unspool.sources.sse import SSEDecoder, SSEMessage
 
-__all__ = ["ProviderSseParser"]
+__all__ = ["NdjsonSplitter", "ProviderSseParser"]
+
+
+class NdjsonSplitter:
+    """A body of one JSON value per line in, one :class:`SSEMessage` per line out (so the
+    provider decoders read both framings alike); blank lines are skipped."""
+
+    def __init__(self) -> None:
+        self._tail = ""
+
+    def feed(self, chunk: str) -> list[SSEMessage]:
+        """The lines this chunk completed."""
+        *lines, self._tail = (self._tail + chunk).split("\n")
+        return [SSEMessage(data=line) for line in lines if line.strip()]
+
+    def finish(self) -> list[SSEMessage]:
+        """The last line, when the body did not end with a newline (a whole value is read)."""
+        tail, self._tail = self._tail, ""
+        return [SSEMessage(data=tail)] if tail.strip() else []
 
 
 class ProviderSseParser:
-    """Raw SSE text of an OpenAI or Anthropic stream in, events out."""
+    """Raw body text of one provider's stream (its table row says which) in, events out."""
 
     def __init__(
         self,
-        provider: Literal["openai", "anthropic"],
+        provider: Provider,
         *,
         text_protocol: ProtocolName = "plain",
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
-        self._sse = SSEDecoder()
-        self._decoder: OpenAIDecoder | AnthropicDecoder
-        if provider == "openai":
-            self._decoder = OpenAIDecoder(
-                text_protocol, stream_id=stream_id, registry=registry, lenient=lenient
-            )
-        else:
-            self._decoder = AnthropicDecoder(
-                text_protocol, stream_id=stream_id, registry=registry, lenient=lenient
-            )
+        self._split: SSEDecoder | NdjsonSplitter = (
+            NdjsonSplitter() if provider.wire == "ndjson" else SSEDecoder()
+        )
+        self._decoder = provider.decoder(
+            text_protocol, stream_id=stream_id, registry=registry, lenient=lenient
+        )
 
     def feed(self, chunk: str) -> list[Record]:
-        """The events of the SSE messages this chunk completed (partial args copied
+        """The events of the messages this chunk completed (partial args copied
         after each message, so each ``ActionArgsDelta`` keeps the args of its moment)."""
         records: list[Record] = []
-        for message in self._sse.feed(chunk):
+        for message in self._split.feed(chunk):
             records += detach(self._decoder.feed(message))
         return records
 
     def finish(self, reason: FinishReason | None = None) -> list[Record]:
         """End of the body: a cut-off message is reported, then the stream closes."""
-        self._sse.finish()
         records: list[Record] = []
-        cut = self._sse.incomplete
+        for message in self._split.finish():
+            records += detach(self._decoder.feed(message))
+        cut = self._split.incomplete if isinstance(self._split, SSEDecoder) else None
         if cut is not None:
             records.append(
                 Diagnostic(

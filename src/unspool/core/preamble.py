@@ -9,7 +9,8 @@ documented here because callers rely on it:
   JSON value may start.
 * After prose, only a container starts the value, and only when it looks like
   JSON: ``{`` followed by ``"`` or ``}`` (lenient: also ``'``, a bare key or a
-  comment), ``[`` followed by ``{``, ``[``, ``"`` or ``]`` (lenient: ``'``).
+  comment), ``[`` followed by ``{``, ``[``, ``"`` or ``]`` (lenient: ``'``),
+  with at most 256 blanks between them.
   So "see [1]" or "use {braces}" in a sentence is prose.
 * ``<think>…</think>`` and ``<thinking>…</thinking>`` are skipped whole, braces
   and all.  A fence with another language tag is prose.
@@ -18,6 +19,7 @@ documented here because callers rely on it:
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from unspool.core import lexicon as lx
 
@@ -27,6 +29,10 @@ _INTERESTING = re.compile(r"[{\[`<]")
 _FENCE_LANGS = frozenset({"", "json", "jsonc", "json5", "javascript", "js"})
 _THINK_OPEN = ("<think>", "<thinking>")
 _MAX_FENCE_INFO = 64
+_MAX_OPENER_WS = 256
+_ws_bounded = cast(lx.Run, re.compile(rf"[ \t\n\r]{{0,{_MAX_OPENER_WS}}}").match)
+"""Whitespace read after a prose ``{`` or ``[`` to judge it: bounded, so a brace
+followed by endless blanks is decided (as prose) after O(1) work, not re-read per chunk."""
 
 
 class PreambleScanner:
@@ -99,9 +105,10 @@ class PreambleScanner:
                 if n - i < 3 and "```".startswith(s[i:]):
                     return i, False, skipped
                 if s.startswith("```", i):
-                    eol = s.find("\n", i + 3)
+                    # the info line is short: look no further than its bound for its end
+                    eol = s.find("\n", i + 3, i + 4 + _MAX_FENCE_INFO)
                     if eol < 0:
-                        if n - i <= _MAX_FENCE_INFO:
+                        if n - i <= 3 + _MAX_FENCE_INFO:
                             return i, False, skipped
                     elif s[i + 3 : eol].strip().lower() in _FENCE_LANGS:
                         skipped.append(("fence", base + i, s[i : eol + 1]))
@@ -109,7 +116,7 @@ class PreambleScanner:
                         i = eol + 1
                         continue
             else:
-                k = lx.ws_run(s, i + 1).end()
+                k = _ws_bounded(s, i + 1).end()
                 if k >= n:
                     return i, False, skipped
                 if _looks_like_start(c, s[k], self._lenient):

@@ -3,7 +3,7 @@
 Each protocol parser (interleaved array, tags, provider tool calls) finds
 actions in its own wire format; :class:`ActionEmitter` turns what it found into
 the shared events with the guarantees of :mod:`unspool.events`: deterministic
-ids (``"{stream_id}:{index}"``), exactly one terminal event per started action,
+ids (``"{stream_id}:{index}"``; a fresh stream id when none is given), exactly one terminal event per started action,
 validation through an optional registry, and the counts of :class:`StreamDone`.
 """
 
@@ -21,6 +21,7 @@ from unspool.events import (
     DoneReason,
     FinishReason,
     StreamDone,
+    new_stream_id,
 )
 
 __all__ = ["ActionEmitter", "ActionValidator", "Validation", "done_reason"]
@@ -66,8 +67,10 @@ class ActionEmitter:
 
     __slots__ = ("_open", "complete_count", "invalid_count", "next_index", "registry", "stream_id")
 
-    def __init__(self, stream_id: str = "stream", registry: ActionValidator | None = None) -> None:
-        self.stream_id = stream_id
+    def __init__(
+        self, stream_id: str | None = None, registry: ActionValidator | None = None
+    ) -> None:
+        self.stream_id = new_stream_id() if stream_id is None else stream_id
         self.registry = registry
         self.next_index = 0
         self.complete_count = 0
@@ -89,7 +92,7 @@ class ActionEmitter:
         index = self.next_index
         self.next_index += 1
         attrs = dict(attributes) if attributes else {}
-        self._open[index] = _Open(name, action_id, attrs)
+        self._open[index] = _Open(name, action_id, dict(attrs))  # each event its own dict
         return ActionStarted(self.action_id(index), index, name, action_id, attrs)
 
     def args_delta(self, index: int, partial: Any, delta: str | None = None) -> ActionArgsDelta:

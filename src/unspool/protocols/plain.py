@@ -65,7 +65,7 @@ class PlainTextParser:
 
     def __init__(
         self,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         *,
         emitter: ActionEmitter | None = None,

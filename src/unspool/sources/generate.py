@@ -3,11 +3,14 @@
 ``call`` is the model call: a function (sync or async) that returns a stream, or
 the stream itself.  A stream is any of: an OpenAI or Anthropic SDK stream (sync
 or async, raw or the SDK helper's), a stream manager to enter (``client.messages.
-stream(...)``, ``client.chat.completions.stream(...)``), or an iterable / async
-iterable of text chunks (``str`` or ``bytes``).  The kind is recognised from the
-first item: text goes to the text protocol, Anthropic events to
-:class:`~unspool.sources.anthropic_adapter.AnthropicDecoder`, anything else to
-:class:`~unspool.sources.openai_adapter.OpenAIDecoder`.
+stream(...)``, ``client.chat.completions.stream(...)``), a result that wraps a
+stream (a row's ``unwrap`` finds it), or an iterable / async iterable of text chunks
+(``str`` or ``bytes``).  The kind is recognised from the first item: text goes to
+the text protocol, a provider's events to the decoder of the first row of
+:data:`~unspool.sources.providers.table.PROVIDERS` that recognises them (or the
+row named by ``provider=``), anything else to the
+:data:`~unspool.sources.providers.table.FALLBACK` row's decoder, which reports
+what it cannot read.
 
 Endings, all with ``StreamDone`` last and nothing already yielded taken back:
 
@@ -33,14 +36,13 @@ import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import Any, Protocol
 
-from unspool.events import Event, FinishReason, StreamDone
+from unspool.events import Event, FinishReason, StreamDone, new_stream_id
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.anthropic_adapter import ANTHROPIC_EVENT_TYPES, AnthropicDecoder
 from unspool.sources.drive import Aborted, AbortRace, Decoder, TextDecoder, close_async, drive_async
 from unspool.sources.merge import EventMerger
-from unspool.sources.openai_adapter import OpenAIDecoder
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import SKIP, get_str, unpack
+from unspool.sources.payload import SKIP, unpack
+from unspool.sources.providers import table
 
 __all__ = ["EventDispatcher", "generate"]
 
@@ -59,11 +61,14 @@ _TEXT = (str, bytes, bytearray, memoryview)
 class _AutoDecoder:
     """Chooses the decoder from the first item, and remembers the final ``StreamDone``."""
 
-    __slots__ = ("_inner", "_options", "_protocol", "done")
+    __slots__ = ("_inner", "_options", "_protocol", "_provider", "done")
 
-    def __init__(self, protocol: TextProtocol, options: dict[str, Any]) -> None:
+    def __init__(
+        self, protocol: TextProtocol, options: dict[str, Any], provider: table.Provider | None
+    ) -> None:
         self._protocol = protocol
         self._options = options
+        self._provider = provider
         self._inner: Decoder | None = None
         self.done: StreamDone | None = None
 
@@ -77,9 +82,8 @@ class _AutoDecoder:
             registry = options["registry"]
             merger = EventMerger(self._protocol, stream_id=options["stream_id"], registry=registry)
             return TextDecoder(merger)
-        if get_str(item, "type") in ANTHROPIC_EVENT_TYPES:
-            return AnthropicDecoder(self._protocol, **options)
-        return OpenAIDecoder(self._protocol, **options)
+        row = self._provider or table.recognise(item) or table.provider(table.FALLBACK)
+        return row.decoder(self._protocol, **options)
 
     def _seen(self, events: list[Event]) -> list[Event]:
         if events and isinstance(events[-1], StreamDone):
@@ -129,6 +133,7 @@ async def _open(call: Any, stack: contextlib.AsyncExitStack, abort: asyncio.Even
                 raise
             finally:
                 await race.close()
+    source = table.unwrap(source)
     if _is_stream(source):
         return source
     if hasattr(source, "__aenter__"):
@@ -172,20 +177,27 @@ async def generate(
     registry: ActionValidator | None = None,
     dispatcher: EventDispatcher | None = None,
     abort: asyncio.Event | None = None,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     lenient: bool = False,
+    provider: str | None = None,
 ) -> AsyncIterator[Event]:
     """Call the model and yield its events as they are parsed, ``StreamDone`` last.
 
     ``protocol`` is the text protocol (``"plain"``, ``"interleaved"``, ``"tags"``
     or a parser instance); ``registry`` validates actions (by default the
     dispatcher's); ``dispatcher`` runs the complete actions and adds their
-    ``ActionResult`` / ``ActionFailed``; ``abort`` ends the stream when set.
+    ``ActionResult`` / ``ActionFailed``; ``abort`` ends the stream when set;
+    ``provider`` names the provider table's row to decode with instead of
+    recognising it from the first item.  ``stream_id=None`` (the default) is a
+    fresh id per call; give a stable one to replay a reply's actions on purpose.
     """
     if registry is None and dispatcher is not None:
         registry = getattr(dispatcher, "registry", None)
+    row = table.provider(provider) if provider is not None else None
+    if stream_id is None:
+        stream_id = new_stream_id()
     options: dict[str, Any] = {"stream_id": stream_id, "registry": registry, "lenient": lenient}
-    decoder = _AutoDecoder(protocol, options)
+    decoder = _AutoDecoder(protocol, options, row)
     inner = _events(call, decoder, abort)
     outer = dispatcher.arun(inner) if dispatcher is not None else inner
     done_seen = False

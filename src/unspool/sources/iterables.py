@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 
-from unspool.events import Event
+from unspool.events import Event, new_stream_id
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import TextDecoder, drive_async, drive_sync
 from unspool.sources.merge import EventMerger
@@ -26,11 +26,13 @@ def stream(
     source: Iterable[str | bytes],
     parser: TextProtocol = "plain",
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
 ) -> Iterator[Event]:
-    """Events of ``parser`` (a protocol name or a parser instance) over a sync iterable."""
-    merger = EventMerger(parser, stream_id=stream_id, registry=registry)
+    """Events of ``parser`` (a protocol name or a parser instance) over a sync iterable.
+    Without ``stream_id`` the action ids are fresh (:func:`~unspool.events.new_stream_id`);
+    give a stable one to replay a reply's actions from a ledger."""
+    merger = EventMerger(parser, stream_id=_fresh(stream_id), registry=registry)
     return drive_sync(source, TextDecoder(merger))
 
 
@@ -38,12 +40,17 @@ def astream(
     source: AsyncIterable[str | bytes] | Iterable[str | bytes],
     parser: TextProtocol = "plain",
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     abort: asyncio.Event | None = None,
 ) -> AsyncIterator[Event]:
     """Events of ``parser`` over an async iterable (a sync one is read in a worker
     thread, a list or tuple inline); setting ``abort`` ends it with
     ``StreamDone(reason="aborted")``."""
-    merger = EventMerger(parser, stream_id=stream_id, registry=registry)
+    merger = EventMerger(parser, stream_id=_fresh(stream_id), registry=registry)
     return drive_async(source, TextDecoder(merger), abort=abort)
+
+
+def _fresh(stream_id: str | None) -> str:
+    """The caller's stream id, or a fresh one so that two replies never share ids."""
+    return new_stream_id() if stream_id is None else stream_id

@@ -6,9 +6,10 @@ interleaved or tags), a reasoning channel and native tool calls.
 the order the pieces arrived, with one ``StreamDone`` at the very end whose
 counts cover the whole stream.
 
-Action ids: the tool calls use the text parser's own
-:class:`~unspool.protocols.emitter.ActionEmitter` (its public ``emitter``
-attribute), so actions written in the text and native tool calls are numbered
+Action ids (``stream_id=None``, the default, is a fresh
+:func:`~unspool.events.new_stream_id`, so two replies never share ids): the tool
+calls use the text parser's own :class:`~unspool.protocols.emitter.ActionEmitter`
+(its public ``emitter`` attribute), so actions written in the text and native tool calls are numbered
 in one sequence (``"{stream_id}:0"``, ``":1"``...).  A parser without an
 ``emitter`` attribute keeps its ids, and the tool calls get theirs from an
 emitter of their own with the stream id ``"{stream_id}/tools"``, so ids never
@@ -18,16 +19,19 @@ collide.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 
 from unspool.events import (
+    Citation,
     Diagnostic,
     DoneReason,
     Event,
     FinishReason,
     ReasoningDelta,
+    RefusalDelta,
     StreamDone,
     StreamError,
+    new_stream_id,
 )
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.toolcalls import ToolCallAssembler
@@ -39,28 +43,33 @@ __all__ = ["EventMerger"]
 class EventMerger:
     """Text, reasoning and tool-call pieces in, one ordered event stream out (sans-I/O)."""
 
-    __slots__ = ("_own_tools", "_stopped", "closed", "parser", "tools")
+    __slots__ = ("_own_tools", "_stopped", "closed", "parser", "text_chars", "tools")
 
     def __init__(
         self,
         text_parser: TextProtocol | None = None,
         *,
-        stream_id: str = "stream",
+        stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
     ) -> None:
+        if stream_id is None:
+            stream_id = new_stream_id()
         self.parser = make_parser(text_parser, stream_id=stream_id, registry=registry)
         shared = emitter_of(self.parser)
         self._own_tools = shared is None
         emitter = shared if shared is not None else ActionEmitter(f"{stream_id}/tools", registry)
         self.tools = ToolCallAssembler(emitter, lenient=lenient)
         self.closed = False  # finish() or fail() ran: nothing more is accepted
+        self.text_chars = 0  # characters given to the text channel so far (citation offsets)
         self._stopped: list[Hashable] = []  # calls closed by the provider with incomplete JSON
 
     def text(self, chunk: str | bytes) -> list[Event]:
         """A piece of the text channel, through the text protocol."""
         if self.closed or not chunk:
             return []
+        if isinstance(chunk, str):
+            self.text_chars += len(chunk)
         return self.parser.feed(chunk)
 
     def reasoning(self, text: str) -> list[Event]:
@@ -69,15 +78,31 @@ class EventMerger:
             return []
         return [ReasoningDelta(text)]
 
+    def refusal(self, text: str) -> list[Event]:
+        """A piece of the model's refusal, in order with the rest."""
+        if self.closed:
+            return []
+        return [RefusalDelta(text)]
+
+    def citation(self, citation: Citation) -> list[Event]:
+        """A source the provider attached to the text."""
+        return [] if self.closed else [citation]
+
     def note(self, kind: str, message: str, text: str | None = None) -> list[Event]:
         """A ``Diagnostic`` (something the provider sent that has no event of its own)."""
         if self.closed:
             return []
         return [Diagnostic(kind, message, text=text)]
 
-    def tool_start(self, key: Hashable, name: str | None, provider_id: str | None) -> list[Event]:
-        """A native tool call starts."""
-        return [] if self.closed else self.tools.start(key, name, provider_id)
+    def tool_start(
+        self,
+        key: Hashable,
+        name: str | None,
+        provider_id: str | None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> list[Event]:
+        """A native tool call starts (``attributes``: what the provider wants back with it)."""
+        return [] if self.closed else self.tools.start(key, name, provider_id, attributes)
 
     def tool_args(self, key: Hashable, text: str) -> list[Event]:
         """Raw argument text of a native tool call."""

@@ -210,7 +210,7 @@ def stream_sse(
     chunks: Iterable[bytes | str],
     parser: TextProtocol = "plain",
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     done_data: str | None = "[DONE]",
 ) -> Iterator[Event]:
@@ -224,7 +224,7 @@ def astream_sse(
     chunks: AsyncIterable[bytes | str],
     parser: TextProtocol = "plain",
     *,
-    stream_id: str = "stream",
+    stream_id: str | None = None,
     registry: ActionValidator | None = None,
     done_data: str | None = "[DONE]",
     abort: asyncio.Event | None = None,

@@ -1,0 +1,549 @@
+"""The ledger semantics, written once, over a small public storage interface.
+
+A ledger holds one row (:class:`Record`) per idempotency key. Before running an
+action a dispatcher *claims* its key (:meth:`Ledger.claim`):
+
+* no row: a ``started`` row is written atomically with a fresh ``token`` and a
+  lease, and the claim says ``"run"``;
+* a row with another action name or another args fingerprint: ``"conflict"``
+  (two different actions share a key); nothing runs, nothing is replayed;
+* ``finished``: ``"finished"``, the recorded outcome is reported again;
+* ``started`` with a live lease (a worker is running it, and its heartbeats renew
+  the lease): the claim waits for the outcome, up to ``wait`` seconds, then says
+  ``"in_progress"``;
+* ``started`` with an expired lease (its worker died, or was cancelled mid-run):
+  ``"unknown"``, the outcome was never recorded and running again could repeat a
+  side effect. With ``rerun_unknown=True`` (an ``idempotent=True`` handler) the row
+  is taken over (compare-and-set on its token), the attempt counted, and the claim
+  says ``"run"`` with ``rerun=True``.
+
+The holder of a ``"run"`` claim keeps its lease alive with :meth:`Ledger.hold`
+while the handler runs, then calls exactly one of :meth:`Ledger.finish` (record
+the outcome), :meth:`Ledger.cancel` (the handler never ran: delete the row) or
+:meth:`Ledger.abandon` (the outcome is unknown: expire the lease now). Every
+method has an ``a``-prefixed async twin. :meth:`Ledger.purge` deletes finished
+rows older than an age.
+
+A backend implements the storage interface: :meth:`~Ledger.insert_started`,
+:meth:`~Ledger.take_over`, :meth:`~Ledger.renew_lease`,
+:meth:`~Ledger.write_outcome`, :meth:`~Ledger.delete_claim`, :meth:`~Ledger.get`,
+:meth:`~Ledger.forget`, :meth:`~Ledger.records`, :meth:`~Ledger.purge_before`;
+each atomic on its own. The async twins (``ainsert_started``...) run the sync
+method in a worker thread unless the backend has a native async client.
+Leases are compared on the workers' clocks: keep them in sync (NTP), well within
+the lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Generator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from unspool.actions.ledgers.codec import Unstorable, dump_json, jsonable
+
+__all__ = ["Claim", "ClaimStatus", "Ledger", "LedgerError", "Record"]
+
+ClaimStatus = Literal["run", "finished", "in_progress", "unknown", "conflict"]
+
+RESULT_NOT_STORED = "result_not_stored"
+"""``Record.error_type`` of a success whose result has no JSON form (kept with ``ok=True``)."""
+
+
+class LedgerError(RuntimeError):
+    """The ledger could not do what was asked (a lost claim; storage failures are
+    the backend's own exceptions)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One ledger row. ``ok`` is ``None`` while started, then ``True`` (``result``
+    holds what the handler returned, in its JSON form for a durable ledger) or
+    ``False`` (``error`` and ``error_type``). ``token`` identifies the claim that
+    wrote the row; ``lease_until`` (seconds since the epoch) is when a started row
+    whose worker stopped renewing it counts as abandoned (``None``: never)."""
+
+    key: str
+    name: str
+    action_id: str
+    state: Literal["started", "finished"]
+    started_at: float
+    attempts: int = 1
+    ok: bool | None = None
+    result: Any = None
+    error: str | None = None
+    error_type: str | None = None
+    finished_at: float | None = None
+    fingerprint: str = ""
+    summary: str = ""
+    token: str = ""
+    lease_until: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What :meth:`Ledger.claim` decided. ``record`` is the row found, or for
+    ``"run"`` the row written (its ``token`` is the claim's). ``rerun`` is True when
+    a row of unknown outcome was taken over."""
+
+    status: ClaimStatus
+    record: Record | None = None
+    rerun: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    method: str
+    args: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Pause:
+    key: str
+    seconds: float
+    round: int  # how many pauses before this one: polling backs off
+
+
+_Op = _Call | _Pause
+
+
+class Ledger(ABC):
+    """Base of every ledger: the claim protocol over the storage interface.
+
+    ``lease`` is how long a started row stays live without a heartbeat (``None``:
+    until released; only for a ledger that dies with its process); ``wait`` is how
+    long a claim waits for a live row's outcome before saying ``"in_progress"``.
+    ``scope`` names the storage; claims on one scope in one process wait on each
+    other without polling."""
+
+    stores_objects = False
+    """True when results are kept as the objects themselves (no JSON form needed)."""
+
+    def __init__(self, scope: str, *, lease: float | None = 30.0, wait: float = 30.0) -> None:
+        if lease is not None and lease <= 0:
+            raise ValueError("lease must be > 0 seconds (or None)")
+        if wait < 0:
+            raise ValueError("wait must be >= 0 seconds")
+        self.scope = scope
+        self.lease = lease
+        self.wait = wait
+        self._heart = _Heartbeat(self)
+
+    # the semantics -------------------------------------------------------------------
+
+    def _claim_steps(
+        self,
+        key: str,
+        name: str,
+        action_id: str,
+        fingerprint: str,
+        summary: str,
+        rerun_unknown: bool,
+        wait: float,
+    ) -> Generator[_Op, Any, Claim]:
+        deadline: float | None = None
+        pauses = 0
+        while True:
+            now = time.time()
+            mine = Record(
+                key,
+                name,
+                action_id,
+                "started",
+                now,
+                fingerprint=fingerprint,
+                summary=summary,
+                token=os.urandom(12).hex(),
+                lease_until=None if self.lease is None else now + self.lease,
+            )
+            found: Record | None = yield _Call("insert_started", (mine,))
+            if found is None:
+                _local_hold(self.scope, key)
+                return Claim("run", mine)
+            if found.token == mine.token:  # our own insert, seen after a retried write
+                _local_hold(self.scope, key)
+                return Claim("run", found)
+            if found.name != name or (
+                found.fingerprint and fingerprint and found.fingerprint != fingerprint
+            ):
+                return Claim("conflict", found)
+            if found.state == "finished":
+                return Claim("finished", found)
+            if found.lease_until is None or found.lease_until > now:
+                if deadline is None:
+                    deadline = now + wait
+                if now >= deadline:
+                    return Claim("in_progress", found)
+                until = deadline if found.lease_until is None else min(deadline, found.lease_until)
+                yield _Pause(key, max(until - now, 0.0), pauses)
+                pauses += 1
+                continue
+            if not rerun_unknown:
+                return Claim("unknown", found)
+            again = replace(mine, attempts=found.attempts + 1)
+            if (yield _Call("take_over", (found.token, again))):
+                _local_hold(self.scope, key)
+                return Claim("run", again, rerun=True)
+
+    def _outcome(
+        self, claim: Claim, ok: bool, result: Any, error: str | None, error_type: str | None
+    ) -> Record:
+        record = _claimed(claim)
+        if ok and not self.stores_objects:
+            try:
+                result = jsonable(result)
+                dump_json(result)
+            except Unstorable as exc:
+                error = f"the handler returned a result with no JSON form ({exc}); not stored"
+                result, error_type = None, RESULT_NOT_STORED
+        return replace(
+            record,
+            state="finished",
+            ok=ok,
+            result=result if ok else None,
+            error=error,
+            error_type=error_type,
+            finished_at=time.time(),
+            lease_until=None,
+        )
+
+    def claim(
+        self,
+        key: str,
+        name: str,
+        action_id: str,
+        *,
+        fingerprint: str = "",
+        summary: str = "",
+        rerun_unknown: bool = False,
+        wait: float | None = None,
+    ) -> Claim:
+        """Claim ``key`` before running the action ``name`` (see the module docs);
+        ``wait`` overrides the ledger's wait (0: decide now)."""
+        steps = self._claim_steps(
+            key, name, action_id, fingerprint, summary, rerun_unknown, self._wait(wait)
+        )
+        try:
+            op = next(steps)
+            while True:
+                if isinstance(op, _Pause):
+                    _local_wait(self.scope, op)
+                    op = steps.send(None)
+                else:
+                    op = steps.send(getattr(self, op.method)(*op.args))
+        except StopIteration as stop:
+            done: Claim = stop.value
+            return done
+
+    async def aclaim(
+        self,
+        key: str,
+        name: str,
+        action_id: str,
+        *,
+        fingerprint: str = "",
+        summary: str = "",
+        rerun_unknown: bool = False,
+        wait: float | None = None,
+    ) -> Claim:
+        """Async :meth:`claim`."""
+        steps = self._claim_steps(
+            key, name, action_id, fingerprint, summary, rerun_unknown, self._wait(wait)
+        )
+        try:
+            op = next(steps)
+            while True:
+                if isinstance(op, _Pause):
+                    await _alocal_wait(self.scope, op)
+                    op = steps.send(None)
+                else:
+                    op = steps.send(await getattr(self, "a" + op.method)(*op.args))
+        except StopIteration as stop:
+            done: Claim = stop.value
+            return done
+
+    def _wait(self, wait: float | None) -> float:
+        return self.wait if wait is None else wait
+
+    def finish(
+        self,
+        claim: Claim,
+        *,
+        result: Any = None,
+        error: str | None = None,
+        error_type: str | None = None,
+    ) -> Record:
+        """Record the outcome of a ``"run"`` claim: a result, or an error when
+        ``error_type`` is given. Returns the row written; raises :class:`LedgerError`
+        when the claim was lost (its lease expired and another worker took it)."""
+        try:
+            row = self._outcome(claim, error_type is None, result, error, error_type)
+            if not self.write_outcome(row):
+                raise LedgerError(_lost(row))
+            return row
+        finally:
+            _local_release(self.scope, _claimed(claim).key)
+
+    async def afinish(
+        self,
+        claim: Claim,
+        *,
+        result: Any = None,
+        error: str | None = None,
+        error_type: str | None = None,
+    ) -> Record:
+        """Async :meth:`finish`."""
+        try:
+            row = self._outcome(claim, error_type is None, result, error, error_type)
+            if not await self.awrite_outcome(row):
+                raise LedgerError(_lost(row))
+            return row
+        finally:
+            _local_release(self.scope, _claimed(claim).key)
+
+    def cancel(self, claim: Claim) -> None:
+        """Give up a ``"run"`` claim whose handler was never called: its row is
+        deleted, so the action can run later."""
+        record = _claimed(claim)
+        try:
+            self.delete_claim(record.key, record.token)
+        finally:
+            _local_release(self.scope, record.key)
+
+    async def acancel(self, claim: Claim) -> None:
+        """Async :meth:`cancel`."""
+        record = _claimed(claim)
+        try:
+            await self.adelete_claim(record.key, record.token)
+        finally:
+            _local_release(self.scope, record.key)
+
+    def abandon(self, claim: Claim) -> None:
+        """Give up a ``"run"`` claim without an outcome (the handler was interrupted
+        mid-run): its lease ends now, so later claims see ``"unknown"``."""
+        record = _claimed(claim)
+        try:
+            self.renew_lease(record.key, record.token, 0.0)
+        finally:
+            _local_release(self.scope, record.key)
+
+    async def aabandon(self, claim: Claim) -> None:
+        """Async :meth:`abandon`."""
+        record = _claimed(claim)
+        try:
+            await self.arenew_lease(record.key, record.token, 0.0)
+        finally:
+            _local_release(self.scope, record.key)
+
+    @contextmanager
+    def hold(self, claim: Claim) -> Iterator[None]:
+        """Keep the lease of a ``"run"`` claim alive (a heartbeat every third of the
+        lease, from a background thread) while the block runs."""
+        if self.lease is None:
+            yield
+            return
+        self._heart.add(_claimed(claim))
+        try:
+            yield
+        finally:
+            self._heart.remove(_claimed(claim))
+
+    @asynccontextmanager
+    async def ahold(self, claim: Claim) -> AsyncIterator[None]:
+        """Async :meth:`hold`: the heartbeat is a task on the running loop."""
+        if self.lease is None:
+            yield
+            return
+        task = asyncio.ensure_future(self._abeat(_claimed(claim), self.lease))
+        try:
+            yield
+        finally:
+            task.cancel()
+
+    async def _abeat(self, record: Record, lease: float) -> None:
+        while True:
+            await asyncio.sleep(lease / 3)
+            try:
+                await self.arenew_lease(record.key, record.token, time.time() + lease)
+            except Exception:  # the storage is down: the lease may expire; that is reported
+                continue
+
+    def purge(self, older_than: float) -> int:
+        """Delete finished rows that finished more than ``older_than`` seconds ago;
+        started rows (running, or of unknown outcome) stay. Returns how many went."""
+        return self.purge_before(time.time() - older_than)
+
+    async def apurge(self, older_than: float) -> int:
+        """Async :meth:`purge`."""
+        return await self.apurge_before(time.time() - older_than)
+
+    # the storage interface -----------------------------------------------------------
+
+    @abstractmethod
+    def insert_started(self, row: Record) -> Record | None:
+        """Atomically add ``row`` (state ``started``) if its key has no row: ``None``
+        when added, else the row found."""
+
+    @abstractmethod
+    def take_over(self, token: str, row: Record) -> bool:
+        """Replace the ``started`` row of ``row.key`` whose token is ``token`` by
+        ``row`` (compare-and-set); False when the row changed meanwhile."""
+
+    @abstractmethod
+    def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
+        """Set ``lease_until`` of the ``started`` row of ``key`` held by ``token``."""
+
+    @abstractmethod
+    def write_outcome(self, row: Record) -> bool:
+        """Replace the ``started`` row of ``row.key`` held by ``row.token`` by the
+        finished ``row``, durably; False when that claim no longer holds the row."""
+
+    @abstractmethod
+    def delete_claim(self, key: str, token: str) -> bool:
+        """Delete the ``started`` row of ``key`` held by ``token``."""
+
+    @abstractmethod
+    def get(self, key: str) -> Record | None:
+        """The row of ``key``, if any."""
+
+    @abstractmethod
+    def forget(self, key: str) -> None:
+        """Delete the row of ``key`` whatever its state (after resolving an unknown
+        outcome by hand, or to allow a deliberate retry)."""
+
+    @abstractmethod
+    def records(self) -> list[Record]:
+        """Every row, oldest first."""
+
+    @abstractmethod
+    def purge_before(self, finished_before: float) -> int:
+        """Delete the finished rows with ``finished_at < finished_before``; how many."""
+
+    async def ainsert_started(self, row: Record) -> Record | None:
+        """Async :meth:`insert_started`."""
+        return await asyncio.to_thread(self.insert_started, row)
+
+    async def atake_over(self, token: str, row: Record) -> bool:
+        """Async :meth:`take_over`."""
+        return await asyncio.to_thread(self.take_over, token, row)
+
+    async def arenew_lease(self, key: str, token: str, lease_until: float) -> bool:
+        """Async :meth:`renew_lease`."""
+        return await asyncio.to_thread(self.renew_lease, key, token, lease_until)
+
+    async def awrite_outcome(self, row: Record) -> bool:
+        """Async :meth:`write_outcome`."""
+        return await asyncio.to_thread(self.write_outcome, row)
+
+    async def adelete_claim(self, key: str, token: str) -> bool:
+        """Async :meth:`delete_claim`."""
+        return await asyncio.to_thread(self.delete_claim, key, token)
+
+    async def aget(self, key: str) -> Record | None:
+        """Async :meth:`get`."""
+        return await asyncio.to_thread(self.get, key)
+
+    async def arecords(self) -> list[Record]:
+        """Async :meth:`records`."""
+        return await asyncio.to_thread(self.records)
+
+    async def apurge_before(self, finished_before: float) -> int:
+        """Async :meth:`purge_before`."""
+        return await asyncio.to_thread(self.purge_before, finished_before)
+
+
+def _claimed(claim: Claim) -> Record:
+    if claim.status != "run" or claim.record is None:
+        raise ValueError(f"not a 'run' claim: {claim.status!r}")
+    return claim.record
+
+
+def _lost(row: Record) -> str:
+    return (
+        f"the claim on ledger key {row.key!r} was lost before its outcome was recorded "
+        "(its lease expired and another worker took it over)"
+    )
+
+
+class _Heartbeat:
+    """One background thread per ledger renewing the leases of the claims held."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.held: dict[str, Record] = {}
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def add(self, record: Record) -> None:
+        with self.lock:
+            self.held[record.token] = record
+            if self.thread is None:
+                self.thread = threading.Thread(
+                    target=self._run, name="unspool-ledger-heartbeat", daemon=True
+                )
+                self.thread.start()
+
+    def remove(self, record: Record) -> None:
+        with self.lock:
+            self.held.pop(record.token, None)
+
+    def _run(self) -> None:
+        lease = self.ledger.lease
+        assert lease is not None
+        while True:
+            time.sleep(lease / 3)
+            with self.lock:
+                held = list(self.held.values())
+                if not held:
+                    self.thread = None
+                    return
+            until = time.time() + lease
+            for record in held:
+                try:
+                    self.ledger.renew_lease(record.key, record.token, until)
+                except Exception:  # the storage is down: the lease may expire; that is reported
+                    continue
+
+
+# Claims being run in this process, per storage scope: a claim on such a key waits on
+# its event instead of polling the storage. The lock guards the dict only, never I/O.
+_LOCAL: dict[tuple[str, str], threading.Event] = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def _poll(pause: _Pause) -> float:
+    """How long to sleep before looking at the storage again: 2 ms, doubling to 50 ms."""
+    return min(pause.seconds, 0.002 * (1 << min(pause.round, 5)), 0.05)
+
+
+def _local_hold(scope: str, key: str) -> None:
+    with _LOCAL_LOCK:
+        _LOCAL[(scope, key)] = threading.Event()
+
+
+def _local_release(scope: str, key: str) -> None:
+    with _LOCAL_LOCK:
+        marker = _LOCAL.pop((scope, key), None)
+    if marker is not None:
+        marker.set()
+
+
+def _local_wait(scope: str, pause: _Pause) -> None:
+    with _LOCAL_LOCK:
+        marker = _LOCAL.get((scope, pause.key))
+    if marker is not None:  # held in this process: woken when it is released
+        marker.wait(pause.seconds)
+    else:
+        time.sleep(_poll(pause))
+
+
+async def _alocal_wait(scope: str, pause: _Pause) -> None:
+    with _LOCAL_LOCK:
+        marker = _LOCAL.get((scope, pause.key))
+    await asyncio.sleep(min(_poll(pause), 0.005) if marker is not None else _poll(pause))

@@ -1,0 +1,202 @@
+""":class:`SqliteLedger`: a durable ledger in an SQLite file (stdlib ``sqlite3``)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import weakref
+from types import TracebackType
+from typing import Literal
+
+from unspool.actions.ledgers.base import Ledger, Record
+from unspool.actions.ledgers.codec import to_text
+from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
+
+__all__ = ["SqliteLedger"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS unspool_actions (
+    key         TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    action_id   TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('started', 'finished')),
+    attempts    INTEGER NOT NULL DEFAULT 1,
+    ok          INTEGER,
+    result      TEXT,
+    error       TEXT,
+    error_type  TEXT,
+    started_at  REAL NOT NULL,
+    finished_at REAL,
+    fingerprint TEXT NOT NULL DEFAULT '',
+    summary     TEXT NOT NULL DEFAULT '',
+    token       TEXT NOT NULL DEFAULT '',
+    lease_until REAL DEFAULT 0
+)
+"""
+"""The table (files written by earlier versions gain the last four columns)."""
+
+_ADDED = {
+    "fingerprint": "TEXT NOT NULL DEFAULT ''",
+    "summary": "TEXT NOT NULL DEFAULT ''",
+    "token": "TEXT NOT NULL DEFAULT ''",
+    "lease_until": "REAL DEFAULT 0",  # rows started before leases existed count as expired
+}
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM unspool_actions"
+_INSERT = (
+    f"INSERT OR IGNORE INTO unspool_actions ({', '.join(COLUMNS)})"
+    f" VALUES ({', '.join('?' for _ in COLUMNS)})"
+)
+_REPLACE = (
+    "UPDATE unspool_actions SET name = ?, action_id = ?, state = ?, started_at = ?,"
+    " attempts = ?, ok = ?, result = ?, error = ?, error_type = ?, finished_at = ?,"
+    " fingerprint = ?, summary = ?, token = ?, lease_until = ?"
+    " WHERE key = ? AND token = ? AND state = 'started'"
+)
+
+
+class _Conn:
+    """A thread's connection; it is closed when the thread's locals are dropped."""
+
+    __slots__ = ("__weakref__", "db")
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+
+class SqliteLedger(Ledger):
+    """A durable ledger in an SQLite file (table ``unspool_actions``, one row per
+    key, WAL journal), shared by the threads and processes of one machine.
+
+    ``started`` is committed before a handler runs, so a crash at any point leaves
+    either no row (the action never ran) or a row that says what is known. Results
+    are stored as JSON text (Pydantic's encoder), so a replay reports the JSON form
+    of the result. Each thread uses its own connection: no lock of this process is
+    held while SQLite waits for another writer (``timeout`` seconds at most).
+
+    ``synchronous="FULL"`` (default) also survives power loss and OS crashes, at
+    the price of an fsync per commit (two per action); ``"NORMAL"`` survives any
+    crash of the process itself and is much faster. ``lease`` and ``wait``: see
+    :class:`~unspool.actions.ledgers.base.Ledger`."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 30.0,
+        synchronous: Literal["FULL", "NORMAL"] = "FULL",
+        lease: float = 30.0,
+        wait: float = 30.0,
+    ) -> None:
+        if synchronous not in ("FULL", "NORMAL"):
+            raise ValueError("synchronous must be 'FULL' or 'NORMAL'")
+        location = os.fspath(path)
+        if location == ":memory:" or location.startswith("file:"):
+            raise ValueError("SqliteLedger needs a file path (use MemoryLedger in memory)")
+        super().__init__(f"sqlite:{os.path.realpath(location)}", lease=lease, wait=wait)
+        self.path = location
+        self.timeout = timeout
+        self.synchronous = synchronous
+        self._local = threading.local()
+        self._all: weakref.WeakSet[_Conn] = weakref.WeakSet()
+        self._all_lock = threading.Lock()
+        db = self._db()
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(SCHEMA)
+        have = {row[1] for row in db.execute("PRAGMA table_info(unspool_actions)")}
+        for column, decl in _ADDED.items():
+            if column not in have:
+                db.execute(f"ALTER TABLE unspool_actions ADD COLUMN {column} {decl}")
+
+    def _db(self) -> sqlite3.Connection:
+        """This thread's connection (closed when the thread ends, or by :meth:`close`)."""
+        held: _Conn | None = getattr(self._local, "conn", None)
+        if held is None:
+            db = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
+            db.execute(f"PRAGMA synchronous={self.synchronous}")
+            held = _Conn(db)
+            weakref.finalize(held, db.close)
+            self._local.conn = held
+            with self._all_lock:
+                self._all.add(held)
+        return held.db
+
+    def close(self) -> None:
+        """Close every connection (the file stays)."""
+        with self._all_lock:
+            conns, self._all = list(self._all), weakref.WeakSet()
+        for held in conns:
+            held.db.close()
+        self._local = threading.local()
+
+    def __enter__(self) -> SqliteLedger:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def insert_started(self, row: Record) -> Record | None:
+        db = self._db()
+        values = to_row(row)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            added = db.execute(_INSERT, values).rowcount == 1
+            found = (
+                None if added else db.execute(f"{_SELECT} WHERE key = ?", (values[0],)).fetchone()
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return None if found is None else from_row(found)
+
+    def take_over(self, token: str, row: Record) -> bool:
+        return self._swap(row, token)
+
+    def write_outcome(self, row: Record) -> bool:
+        return self._swap(row, row.token)
+
+    def _swap(self, row: Record, token: str) -> bool:
+        values = to_row(row)
+        cursor = self._db().execute(_REPLACE, (*values[1:], values[0], token))
+        return cursor.rowcount == 1
+
+    def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
+        cursor = self._db().execute(
+            "UPDATE unspool_actions SET lease_until = ?"
+            " WHERE key = ? AND token = ? AND state = 'started'",
+            (lease_until, to_text(key), token),
+        )
+        return cursor.rowcount == 1
+
+    def delete_claim(self, key: str, token: str) -> bool:
+        cursor = self._db().execute(
+            "DELETE FROM unspool_actions WHERE key = ? AND token = ? AND state = 'started'",
+            (to_text(key), token),
+        )
+        return cursor.rowcount == 1
+
+    def get(self, key: str) -> Record | None:
+        row = self._db().execute(f"{_SELECT} WHERE key = ?", (to_text(key),)).fetchone()
+        return None if row is None else from_row(row)
+
+    def forget(self, key: str) -> None:
+        self._db().execute("DELETE FROM unspool_actions WHERE key = ?", (to_text(key),))
+
+    def records(self) -> list[Record]:
+        rows = self._db().execute(f"{_SELECT} ORDER BY rowid").fetchall()
+        return [from_row(row) for row in rows]
+
+    def purge_before(self, finished_before: float) -> int:
+        cursor = self._db().execute(
+            "DELETE FROM unspool_actions WHERE state = 'finished' AND finished_at < ?",
+            (finished_before,),
+        )
+        return cursor.rowcount

@@ -1,0 +1,149 @@
+"""``unspool demo --web``: the bundled replies, played to a browser page (Starlette + uvicorn).
+
+The page (``unspool/web/static/``) reads the ``"unspool"`` format with a plain
+``EventSource``; its switch (on at ``/ai-sdk``) plays the same replies through the Vercel AI
+SDK's own chat client instead, reading the ``"ai-sdk"`` format.
+The server side is what an application would write: a protocol parser per reply, fed
+the recorded chunks at their recorded pace, its events sent with
+:class:`~unspool.web.ResumableStreams` (so a dropped connection resumes) or
+:class:`~unspool.web.EventStreamResponse`. The actions run in the page, not here.
+
+Routes:
+
+* ``GET /``, ``GET /ai-sdk``: the page; ``/static/...`` its files;
+* ``GET /api/replies``: the replies' names, titles and protocols;
+* ``POST /api/runs`` (JSON ``{"reply": name}``): starts a reply, answers
+  ``{"events": url}``; ``GET`` that url: its events (``Last-Event-ID`` resumes);
+* ``POST /api/chat``: the AI SDK transport's request (``{"reply": name, ...}``), answered
+  in the ``"ai-sdk"`` format; ``POST /api/ag-ui``: an AG-UI ``RunAgentInput``
+  (``forwardedProps.reply``), answered in the ``"ag-ui"`` format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from unspool.cli.demo import demo_registry, demo_streams
+from unspool.cli.replay import RecordedStream
+from unspool.events import Event, new_stream_id
+from unspool.protocols.emitter import ActionValidator
+from unspool.protocols.interleaved import InterleavedParser
+from unspool.protocols.tags import TagParser
+from unspool.sources.parsers import TextParser
+from unspool.web import EventStreamResponse, ResumableStreams
+from unspool.web.static import STATIC_DIR
+
+__all__ = ["create_demo_app", "play_reply"]
+
+
+def _parser(stream: RecordedStream, registry: ActionValidator | None) -> TextParser:
+    """Lenient, so the shop's missing comma is repaired (and reported as a diagnostic)."""
+    stream_id = new_stream_id(stream.name or "reply")
+    if stream.protocol == "tags":
+        return TagParser(stream_id=stream_id, registry=registry, lenient=True)
+    return InterleavedParser(stream_id=stream_id, registry=registry, lenient=True)
+
+
+async def play_reply(
+    stream: RecordedStream, registry: ActionValidator | None, speed: float
+) -> AsyncIterator[Event]:
+    """The events of a recorded reply, each chunk fed after its recorded delay / ``speed``."""
+    parser = _parser(stream, registry)
+    for chunk in stream.chunks:
+        await asyncio.sleep((chunk.delay or 0.0) / speed)
+        for event in parser.feed(chunk.text):
+            yield event
+    for event in parser.finish(stream.finish):
+        yield event
+
+
+def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette:
+    """The demo's web application; ``speed`` plays the recordings X times faster."""
+    if speed <= 0:
+        raise ValueError("speed must be > 0")
+    replies = {stream.name or f"reply{n + 1}": stream for n, stream in enumerate(demo_streams())}
+    registry = demo_registry()
+    runs = ResumableStreams(max_streams=100)
+
+    def reply_named(name: Any) -> RecordedStream | None:
+        return replies.get(name) if isinstance(name, str) else None
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            return {}
+        return body if isinstance(body, dict) else {}
+
+    async def page(request: Request) -> Response:
+        # one page; at /ai-sdk its switch starts on the AI SDK client
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+    async def list_replies(request: Request) -> Response:
+        listing = [
+            {"name": name, "title": s.title, "protocol": s.protocol} for name, s in replies.items()
+        ]
+        return JSONResponse({"replies": listing, "validated": registry is not None})
+
+    async def start_run(request: Request) -> Response:
+        stream = reply_named((await body_of(request)).get("reply"))
+        if stream is None:
+            return JSONResponse({"error": f"reply must be one of {sorted(replies)}"}, 400)
+        key = os.urandom(8).hex()
+        runs.start(key, play_reply(stream, registry, speed))
+        return JSONResponse({"events": f"/api/runs/{key}/events"})
+
+    async def run_events(request: Request) -> Response:
+        key = request.path_params["key"]
+        return runs.response(key, request.headers.get("last-event-id"), keepalive=keepalive)
+
+    async def chat(request: Request) -> Response:
+        stream = reply_named((await body_of(request)).get("reply"))
+        if stream is None:
+            return JSONResponse({"error": f"reply must be one of {sorted(replies)}"}, 400)
+        events = play_reply(stream, registry, speed)
+        return EventStreamResponse(events, format="ai-sdk", keepalive=keepalive)
+
+    async def ag_ui(request: Request) -> Response:
+        body = await body_of(request)
+        props = body.get("forwardedProps")
+        stream = reply_named(props.get("reply") if isinstance(props, dict) else None)
+        if stream is None:
+            return JSONResponse({"error": f"forwardedProps.reply: one of {sorted(replies)}"}, 400)
+        return EventStreamResponse(
+            play_reply(stream, registry, speed),
+            format="ag-ui",
+            keepalive=keepalive,
+            thread_id=body.get("threadId") if isinstance(body.get("threadId"), str) else None,
+            run_id=body.get("runId") if isinstance(body.get("runId"), str) else None,
+        )
+
+    return Starlette(
+        routes=[
+            Route("/", page),
+            Route("/ai-sdk", page),
+            Route("/api/replies", list_replies),
+            Route("/api/runs", start_run, methods=["POST"]),
+            Route("/api/runs/{key}/events", run_events),
+            Route("/api/chat", chat, methods=["POST"]),
+            Route("/api/ag-ui", ag_ui, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ]
+    )
+
+
+def serve(host: str, port: int, speed: float) -> None:
+    """Run the demo with uvicorn until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_demo_app(speed=speed), host=host, port=port, log_level="warning")

@@ -1,0 +1,163 @@
+"""OpenAI streams in, unspool events out: Chat Completions, legacy Completions, Responses.
+
+:func:`from_openai` takes what the ``openai`` SDK (extra ``unspool[openai]``)
+returns for a streamed call, sync or async, and yields events in stream order:
+
+* Chat Completions (``client.chat.completions.create(..., stream=True)``, or the
+  ``chat.completions.stream()`` helper's stream) and the streams of
+  OpenAI-compatible servers (Azure, Mistral, DeepSeek, Groq, xAI, Perplexity...):
+  see :mod:`unspool.sources.providers.openai_chat`.  A tool call becomes
+  ``ActionStarted``, ``ActionArgsDelta`` (the live partial arguments, incomplete
+  strings included) and one ``ActionComplete``/``ActionInvalid``; several calls may
+  be open at once.  A call ends when a later call starts and its JSON value is
+  complete, or at the finish reason.  ``finish_reason="length"`` (and
+  ``"content_filter"``) cut off the open calls (``ActionInvalid(truncated)``) and
+  end with ``StreamDone(truncated)``.
+* Legacy Completions (``client.completions.create(..., stream=True)``):
+  ``choices[].text`` is the text channel.
+* Responses API (``client.responses.create(..., stream=True)`` or
+  ``responses.stream()``): see :mod:`unspool.sources.providers.openai_responses`
+  (text, refusals, citations, reasoning, function calls and the client-run tool
+  items as actions; hosted tools reported).
+
+Events are read by duck typing (documented attributes only, no SDK import), so
+plain dicts and :class:`~unspool.sources.sse.SSEMessage`\\ s of the raw wire
+format work too.  A payload of the wrong shape (``{"choices": 1.5}``...) is
+reported as ``Diagnostic(kind="bad_event")`` and skipped; an event type this
+module does not read is reported once (``kind="unknown_event"``); the iteration
+never raises and ends with ``StreamDone``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, overload
+
+from unspool.events import Event
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.parsers import TextProtocol
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
+from unspool.sources.providers.openai_chat import ChatReader
+from unspool.sources.providers.openai_responses import ResponsesReader
+
+__all__ = ["OpenAIDecoder", "from_openai", "recognise"]
+
+_OBJECTS = frozenset({"chat.completion.chunk", "chat.completion", "text_completion"})
+_HELPER_EVENTS = frozenset(
+    {
+        "content.delta",
+        "content.done",
+        "refusal.delta",
+        "refusal.done",
+        "tool_calls.function.arguments.delta",
+        "tool_calls.function.arguments.done",
+        "logprobs.content.delta",
+        "logprobs.content.done",
+        "logprobs.refusal.delta",
+        "logprobs.refusal.done",
+    }
+)
+"""What the ``chat.completions.stream()`` helper derives from each chunk (it repeats
+the raw chunk, which it also yields wrapped as ``type="chunk"``)."""
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is an OpenAI stream item: a Chat Completions or legacy
+    Completions chunk, a Responses API event, or the chat stream helper's wrapper."""
+    if get(item, "choices") is not None or get_str(item, "object") in _OBJECTS:
+        return True
+    kind = get_str(item, "type")
+    return kind is not None and (kind.startswith("response.") or kind == "chunk")
+
+
+class OpenAIDecoder(ProviderDecoder):
+    """Chat Completions chunks and Responses API events in, events out (sans-I/O).
+
+    ``feed(event)`` for each SDK event (or dict, or SSE message), then
+    ``finish()``; ``fail(message, error_type)`` when the upstream breaks.
+    ``choice`` selects the Chat Completions choice to follow when ``n > 1``
+    (the others are reported once each and ignored).
+    """
+
+    __slots__ = ("_chat", "_responses", "choice")
+    provider = "OpenAI"
+
+    def __init__(
+        self,
+        text_parser: TextProtocol | None = None,
+        *,
+        stream_id: str | None = None,
+        registry: ActionValidator | None = None,
+        choice: int = 0,
+        lenient: bool = False,
+    ) -> None:
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+        self.choice = choice
+        self._chat = ChatReader(self)
+        self._responses = ResponsesReader(self)
+
+    def _event(self, event: Any) -> list[Event]:
+        if get(event, "choices") is not None or get_str(event, "object") in _OBJECTS:
+            return self._chat.chunk(event)
+        kind = get_str(event, "type")
+        if kind == "chunk":  # the chat.completions.stream() helper wraps each raw chunk
+            inner = get(event, "chunk")
+            return (
+                self._chat.chunk(inner) if inner is not None else self.bad("an empty chunk", event)
+            )
+        if kind in _HELPER_EVENTS:
+            return []
+        if kind is not None and self._responses.handles(kind):
+            return self._responses.event(kind, event)
+        return self.unknown(kind, event)
+
+
+@overload
+def from_openai(
+    stream: AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    choice: int = 0,
+    lenient: bool = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def from_openai(
+    stream: Iterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    choice: int = 0,
+    lenient: bool = False,
+) -> Iterator[Event]: ...
+
+
+def from_openai(
+    stream: Iterable[Any] | AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    choice: int = 0,
+    lenient: bool = False,
+) -> Iterator[Event] | AsyncIterator[Event]:
+    """Events of an OpenAI stream: a sync iterator for a sync stream (``Stream``,
+    a list of chunks), an async iterator for an async one (``AsyncStream``).
+
+    ``text_parser`` is the protocol of the text channel (``"plain"``,
+    ``"interleaved"``, ``"tags"`` or a parser instance); ``registry`` validates
+    actions; ``lenient`` accepts repairable tool-argument JSON.  The stream is
+    closed when the iteration ends, however it ends; an upstream error becomes
+    ``StreamError`` then ``StreamDone(reason="error")``."""
+    decoder = OpenAIDecoder(
+        text_parser, stream_id=stream_id, registry=registry, choice=choice, lenient=lenient
+    )
+    if isinstance(stream, AsyncIterable):
+        return drive_async(stream, decoder)
+    return drive_sync(stream, decoder)

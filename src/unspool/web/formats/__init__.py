@@ -1,0 +1,1 @@
+"""One module per wire format; :data:`unspool.web.encode.FORMATS` is the table of them."""

@@ -1,0 +1,236 @@
+"""The ``"ag-ui"`` format: AG-UI events, built with the official ``ag-ui-protocol`` package.
+
+Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` event:
+
+* ``RUN_STARTED`` first (``thread_id`` / ``run_id`` from the options, else fresh ids);
+* text and refusal deltas: ``TEXT_MESSAGE_START`` / ``_CONTENT`` / ``_END``, a new
+  assistant message after each action, so text and calls keep the reply's order
+  (a refusal's start carries ``metadata.unspool.refusal``); reasoning:
+  ``REASONING_START``, ``REASONING_MESSAGE_START`` / ``_CONTENT`` / ``_END``, ``REASONING_END``;
+* an action: ``TOOL_CALL_START`` (``toolCallId`` is unspool's action id, attached to the
+  assistant message before it), ``TOOL_CALL_ARGS`` per raw argument delta (the whole args
+  as JSON text when the source gave none), ``TOOL_CALL_END`` on :class:`ActionComplete`; an :class:`ActionInvalid` also ends the call but is answered
+  at once by a ``TOOL_CALL_RESULT`` whose content is ``{"error": ..., "reason": ...}``, so a
+  client never holds it as a pending call to execute (an invalid action that never
+  started is a ``CUSTOM`` event ``unspool.action_invalid`` only);
+* a dispatcher's results: ``TOOL_CALL_RESULT`` (the result as JSON text, a string as is);
+  failures: ``TOOL_CALL_RESULT`` with ``{"error": ..., "errorType": ...}``;
+* citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
+* the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
+  "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    CustomEvent,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from ag_ui.encoder import EventEncoder
+
+from unspool.events import (
+    ActionArgsDelta,
+    ActionComplete,
+    ActionFailed,
+    ActionInvalid,
+    ActionResult,
+    ActionStarted,
+    Citation,
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDone,
+    StreamError,
+    TextDelta,
+)
+from unspool.web.formats.ai_sdk import invalid_text
+from unspool.web.formats.base import EncodeOptions, error_text, new_id
+from unspool.web.sse import dumps
+
+__all__ = ["AgUiEncoder"]
+
+
+class AgUiEncoder:
+    """Events to AG-UI events for one run."""
+
+    def __init__(self, options: EncodeOptions) -> None:
+        self.options = options
+        self.thread_id = options.thread_id or new_id("thread")
+        self.run_id = options.run_id or new_id("run")
+        self.encoder = EventEncoder()
+        self.messages = 0
+        self.open_text: tuple[str, str] | None = None  # (kind, message id)
+        self.last_message: str | None = None
+        self.open_calls: set[str] = set()
+        self.args_sent: set[str] = set()
+        self.error: StreamError | None = None
+        self.done = False
+
+    def _frames(self, *events: BaseEvent) -> list[bytes]:
+        return [self.encoder.encode(e).encode("utf-8") for e in events]
+
+    def open(self) -> list[bytes]:
+        return self._frames(RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id))
+
+    # text-like messages -------------------------------------------------------------
+
+    def _end_text(self) -> list[BaseEvent]:
+        if self.open_text is None:
+            return []
+        kind, message_id = self.open_text
+        self.open_text = None
+        if kind == "reasoning":
+            return [
+                ReasoningMessageEndEvent(message_id=message_id),
+                ReasoningEndEvent(message_id=message_id),
+            ]
+        return [TextMessageEndEvent(message_id=message_id)]
+
+    def _delta(self, kind: str, text: str) -> list[BaseEvent]:
+        if not text:
+            return []
+        out: list[BaseEvent] = []
+        if self.open_text is None or self.open_text[0] != kind:
+            out += self._end_text()
+            self.messages += 1
+            message_id = f"{self.run_id}-{kind}-{self.messages}"
+            self.open_text = (kind, message_id)
+            if kind == "reasoning":
+                out += [
+                    ReasoningStartEvent(message_id=message_id),
+                    ReasoningMessageStartEvent(message_id=message_id),
+                ]
+            else:
+                self.last_message = message_id
+                meta = {"unspool": {"refusal": True}} if kind == "refusal" else None
+                out.append(
+                    TextMessageStartEvent(message_id=message_id, role="assistant", metadata=meta)
+                )
+        message_id = self.open_text[1]
+        if kind == "reasoning":
+            out.append(ReasoningMessageContentEvent(message_id=message_id, delta=text))
+        else:
+            out.append(TextMessageContentEvent(message_id=message_id, delta=text))
+        return out
+
+    # actions ------------------------------------------------------------------------
+
+    def _result(self, call_id: str, content: str) -> ToolCallResultEvent:
+        return ToolCallResultEvent(
+            message_id=f"{call_id}-result", tool_call_id=call_id, content=content, role="tool"
+        )
+
+    def _invalid(self, event: ActionInvalid) -> list[BaseEvent]:
+        data = event.to_dict()
+        if event.id not in self.open_calls:
+            return [CustomEvent(name="unspool.action_invalid", value=data)]
+        self.open_calls.discard(event.id)
+        content = {"error": invalid_text(event), "reason": event.reason, "errors": data["errors"]}
+        return [ToolCallEndEvent(tool_call_id=event.id), self._result(event.id, dumps(content))]
+
+    def _action(self, event: Event) -> list[BaseEvent]:
+        if isinstance(event, ActionStarted):
+            self.open_calls.add(event.id)
+            return [
+                *self._end_text(),
+                ToolCallStartEvent(
+                    tool_call_id=event.id,
+                    tool_call_name=event.name,
+                    parent_message_id=self.last_message,
+                ),
+            ]
+        if isinstance(event, ActionArgsDelta):
+            if not event.delta or event.id not in self.open_calls:
+                return []
+            self.args_sent.add(event.id)
+            return [ToolCallArgsEvent(tool_call_id=event.id, delta=event.delta)]
+        if isinstance(event, ActionComplete):
+            out = self._end_text()
+            if event.id not in self.open_calls:  # complete with no start: open it whole
+                out.append(
+                    ToolCallStartEvent(
+                        tool_call_id=event.id,
+                        tool_call_name=event.name,
+                        parent_message_id=self.last_message,
+                    )
+                )
+            if event.id not in self.args_sent:  # a source without raw deltas: the args whole
+                args = dumps(event.to_dict()["args"])
+                out.append(ToolCallArgsEvent(tool_call_id=event.id, delta=args))
+            self.open_calls.discard(event.id)
+            self.args_sent.discard(event.id)
+            return [*out, ToolCallEndEvent(tool_call_id=event.id)]
+        if isinstance(event, ActionInvalid):
+            return [*self._end_text(), *self._invalid(event)]
+        if isinstance(event, ActionResult):
+            result = event.to_dict()["result"]
+            content = result if isinstance(result, str) else dumps(result)
+            return [self._result(event.id, content)]
+        if isinstance(event, ActionFailed):
+            failure = {"error": event.error, "errorType": event.error_type}
+            return [self._result(event.id, dumps(failure))]
+        return []
+
+    # the rest -----------------------------------------------------------------------
+
+    def _done(self, event: StreamDone) -> list[BaseEvent]:
+        self.done = True
+        out = self._end_text()
+        for call_id in sorted(self.open_calls):
+            truncated = {"error": "invalid action (truncated)", "reason": "truncated", "errors": []}
+            out += [ToolCallEndEvent(tool_call_id=call_id), self._result(call_id, dumps(truncated))]
+        self.open_calls.clear()
+        if event.reason == "error" or self.error is not None:
+            code = self.error.error_type if self.error is not None else "stream_error"
+            out.append(RunErrorEvent(message=error_text(self.error, self.options), code=code))
+            return out
+        result: dict[str, Any] = {
+            "reason": event.reason,
+            "actionsComplete": event.actions_complete,
+            "actionsInvalid": event.actions_invalid,
+            "textChars": event.text_chars,
+        }
+        out.append(RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result))
+        return out
+
+    def encode(self, event: Event) -> list[bytes]:
+        if self.done:
+            return []
+        out: list[BaseEvent]
+        if isinstance(event, TextDelta):
+            out = self._delta("text", event.text)
+        elif isinstance(event, RefusalDelta):
+            out = self._delta("refusal", event.text)
+        elif isinstance(event, ReasoningDelta):
+            out = self._delta("reasoning", event.text)
+        elif isinstance(event, (Citation, Diagnostic)):
+            out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]
+        elif isinstance(event, StreamError):
+            self.error = event
+            out = []
+        elif isinstance(event, StreamDone):
+            out = self._done(event)
+        else:
+            out = self._action(event)
+        return self._frames(*out)
+
+    def close(self) -> list[bytes]:
+        return [] if self.done else self._frames(*self._done(StreamDone("aborted")))

@@ -1,0 +1,247 @@
+"""The ``"ai-sdk"`` format: the Vercel AI SDK's UI Message Stream protocol, v1.
+
+What ``useChat`` (``DefaultChatTransport``) reads: ``data:`` frames holding one JSON
+chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stream: v1``.
+
+* text, refusal and reasoning deltas: ``text-start`` / ``text-delta`` / ``text-end`` and
+  ``reasoning-start`` / ``-delta`` / ``-end``; a part closes when an action or another
+  kind of text comes between, so the message's parts keep the reply's order
+  (a refusal is a text part of its own with ``providerMetadata.unspool.refusal``);
+* an action: ``tool-input-start`` (``toolCallId`` is unspool's action id), a
+  ``tool-input-delta`` per raw argument delta, then ``tool-input-available`` for
+  :class:`ActionComplete`, the only chunk a client executes; an :class:`ActionInvalid`
+  is ``tool-input-error`` (the part ends in state ``output-error``, never executable);
+* a dispatcher's :class:`ActionResult` / :class:`ActionFailed`: ``tool-output-available``
+  / ``tool-output-error`` on the same call;
+* a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
+  transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
+* the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``
+  (truncated); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
+  upstream). Each is preceded by ``finish-step``, as the AI SDK's own streams do.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from unspool.events import (
+    ActionArgsDelta,
+    ActionComplete,
+    ActionFailed,
+    ActionInvalid,
+    ActionResult,
+    ActionStarted,
+    Citation,
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamDone,
+    StreamError,
+    TextDelta,
+)
+from unspool.web.formats.base import EncodeOptions, error_text, new_id
+from unspool.web.sse import dumps, frame
+
+__all__ = ["HEADERS", "AiSdkEncoder", "invalid_text"]
+
+HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
+"""The header that tells the AI SDK's client which protocol the body speaks."""
+
+DONE = b"data: [DONE]\n\n"
+
+_Kind = Literal["text", "reasoning", "refusal"]
+_FINISH = {"complete": "stop", "truncated": "length"}
+
+
+def invalid_text(event: ActionInvalid) -> str:
+    """A one-line reason an invalid action did not run, for a browser."""
+    messages = "; ".join(str(e.get("message", "")) for e in event.errors if e.get("message"))
+    return f"invalid action ({event.reason})" + (f": {messages}" if messages else "")
+
+
+def _chunk(value: dict[str, Any]) -> bytes:
+    return frame(dumps(value))
+
+
+class AiSdkEncoder:
+    """Events to UI Message Stream chunks for one assistant message."""
+
+    def __init__(self, options: EncodeOptions) -> None:
+        self.options = options
+        self.message_id = options.message_id or new_id("msg")
+        self.part: tuple[_Kind, str] | None = None
+        self.parts = 0
+        self.sources = 0
+        self.open_calls: dict[str, str] = {}
+        self.error: StreamError | None = None
+        self.done = False
+
+    def open(self) -> list[bytes]:
+        return [
+            _chunk({"type": "start", "messageId": self.message_id}),
+            _chunk({"type": "start-step"}),
+        ]
+
+    # text-like parts ----------------------------------------------------------------
+
+    def _end_part(self) -> list[bytes]:
+        if self.part is None:
+            return []
+        kind, part_id = self.part
+        self.part = None
+        end = "reasoning-end" if kind == "reasoning" else "text-end"
+        return [_chunk({"type": end, "id": part_id})]
+
+    def _delta(self, kind: _Kind, text: str) -> list[bytes]:
+        if not text:
+            return []
+        out: list[bytes] = []
+        if self.part is None or self.part[0] != kind:
+            out += self._end_part()
+            self.parts += 1
+            part_id = f"{kind}-{self.parts}"
+            self.part = (kind, part_id)
+            start: dict[str, Any] = {
+                "type": "reasoning-start" if kind == "reasoning" else "text-start",
+                "id": part_id,
+            }
+            if kind == "refusal":
+                start["providerMetadata"] = {"unspool": {"refusal": True}}
+            out.append(_chunk(start))
+        delta = "reasoning-delta" if kind == "reasoning" else "text-delta"
+        out.append(_chunk({"type": delta, "id": self.part[1], "delta": text}))
+        return out
+
+    # actions ------------------------------------------------------------------------
+
+    def _tool_error(
+        self, call_id: str, name: str, text: str, raw: str | None, extra: dict[str, Any]
+    ) -> bytes:
+        self.open_calls.pop(call_id, None)
+        chunk: dict[str, Any] = {
+            "type": "tool-input-error",
+            "toolCallId": call_id,
+            "toolName": name,
+            "input": raw,  # the raw argument text, never a parsed value to run
+            "errorText": text,
+            "toolMetadata": {"unspool": extra},
+        }
+        return _chunk(chunk)
+
+    def _action(self, event: Event) -> list[bytes]:
+        if isinstance(event, ActionStarted):
+            self.open_calls[event.id] = event.name
+            start = {"type": "tool-input-start", "toolCallId": event.id, "toolName": event.name}
+            return [*self._end_part(), _chunk(start)]
+        if isinstance(event, ActionArgsDelta):
+            if not event.delta or event.id not in self.open_calls:
+                return []
+            delta = {
+                "type": "tool-input-delta",
+                "toolCallId": event.id,
+                "inputTextDelta": event.delta,
+            }
+            return [_chunk(delta)]
+        if isinstance(event, ActionComplete):
+            self.open_calls.pop(event.id, None)
+            available = {
+                "type": "tool-input-available",
+                "toolCallId": event.id,
+                "toolName": event.name,
+                "input": event.to_dict()["args"],
+            }
+            return [*self._end_part(), _chunk(available)]
+        if isinstance(event, ActionInvalid):
+            data = event.to_dict()
+            extra = {"reason": event.reason, "errors": data["errors"]}
+            name = event.name or self.open_calls.get(event.id) or "unknown"
+            error = self._tool_error(event.id, name, invalid_text(event), event.raw, extra)
+            return [*self._end_part(), error]
+        if isinstance(event, ActionResult):
+            output = {
+                "type": "tool-output-available",
+                "toolCallId": event.id,
+                "output": event.to_dict()["result"],
+            }
+            return [_chunk(output)]
+        if isinstance(event, ActionFailed):
+            failed = {
+                "type": "tool-output-error",
+                "toolCallId": event.id,
+                "errorText": f"{event.error_type}: {event.error}",
+            }
+            return [_chunk(failed)]
+        return []
+
+    # the rest -----------------------------------------------------------------------
+
+    def _citation(self, event: Citation) -> list[bytes]:
+        self.sources += 1
+        source_id = f"{self.message_id}-source-{self.sources}"
+        meta = {
+            k: v
+            for k, v in (
+                ("kind", event.kind),
+                ("citedText", event.cited_text),
+                ("start", event.start),
+                ("end", event.end),
+            )
+            if v is not None
+        }
+        chunk: dict[str, Any]
+        if event.url is not None:
+            chunk = {"type": "source-url", "sourceId": source_id, "url": event.url}
+            if event.title is not None:
+                chunk["title"] = event.title
+        else:
+            title = event.title or event.cited_text or event.kind
+            chunk = {
+                "type": "source-document",
+                "sourceId": source_id,
+                "mediaType": "text/plain",
+                "title": title,
+            }
+        chunk["providerMetadata"] = {"unspool": meta}
+        return [_chunk(chunk)]
+
+    def _done(self, event: StreamDone) -> list[bytes]:
+        self.done = True
+        out = self._end_part()
+        for call_id, name in list(self.open_calls.items()):
+            text = "invalid action (truncated): the stream ended inside the action"
+            out.append(self._tool_error(call_id, name, text, None, {"reason": "truncated"}))
+        out.append(_chunk({"type": "finish-step"}))
+        if event.reason == "aborted":
+            out.append(_chunk({"type": "abort", "reason": "aborted"}))
+        elif event.reason == "error" or self.error is not None:
+            out.append(_chunk({"type": "error", "errorText": error_text(self.error, self.options)}))
+            out.append(_chunk({"type": "finish", "finishReason": "error"}))
+        else:
+            out.append(_chunk({"type": "finish", "finishReason": _FINISH[event.reason]}))
+        out.append(DONE)
+        return out
+
+    def encode(self, event: Event) -> list[bytes]:
+        if self.done:
+            return []
+        if isinstance(event, TextDelta):
+            return self._delta("text", event.text)
+        if isinstance(event, ReasoningDelta):
+            return self._delta("reasoning", event.text)
+        if isinstance(event, RefusalDelta):
+            return self._delta("refusal", event.text)
+        if isinstance(event, Citation):
+            return self._citation(event)
+        if isinstance(event, Diagnostic):
+            data = {"type": "data-unspool-diagnostic", "data": event.to_dict(), "transient": True}
+            return [_chunk(data)]
+        if isinstance(event, StreamError):
+            self.error = event
+            return []
+        if isinstance(event, StreamDone):
+            return self._done(event)
+        return self._action(event)
+
+    def close(self) -> list[bytes]:
+        return [] if self.done else self._done(StreamDone("aborted"))

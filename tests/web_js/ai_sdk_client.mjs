@@ -1,0 +1,64 @@
+// Reads an "ai-sdk" stream with the AI SDK's own client code and prints what it saw.
+// 1. raw: every SSE data frame through parseJsonEventStream with the package's
+//    uiMessageChunkSchema (what DefaultChatTransport does), noting [DONE];
+// 2. chat: a real AbstractChat (what useChat wraps) with DefaultChatTransport, recording
+//    onToolCall, onError, onFinish and the final message.
+// Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
+import { AbstractChat, DefaultChatTransport, parseJsonEventStream, uiMessageChunkSchema } from "ai";
+
+const [url, bodiesText] = process.argv.slice(2);
+
+async function raw(body) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id: "raw", messages: [], trigger: "submit-message", ...body }),
+  });
+  const text = await response.text();
+  const dataLines = text.split("\n").filter((line) => line.startsWith("data: "));
+  const chunks = [];
+  const invalid = [];
+  const stream = new Response(text).body;
+  for await (const result of parseJsonEventStream({ stream, schema: uiMessageChunkSchema })) {
+    if (result.success) chunks.push(result.value);
+    else invalid.push(String(result.error));
+  }
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers.entries()),
+    chunks,
+    invalid,
+    lastData: dataLines.at(-1),
+  };
+}
+
+class State {
+  constructor() { this.status = "ready"; this.error = undefined; this.messages = []; }
+  pushMessage(m) { this.messages = this.messages.concat(m); }
+  popMessage() { this.messages = this.messages.slice(0, -1); }
+  replaceMessage(i, m) { this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)]; }
+  snapshot(thing) { return structuredClone(thing); }
+}
+
+class NodeChat extends AbstractChat {
+  constructor(init) { super({ ...init, state: new State() }); }
+}
+
+async function chat(body) {
+  const toolCalls = [];
+  const errors = [];
+  let finish = null;
+  const c = new NodeChat({
+    transport: new DefaultChatTransport({ api: url, body }),
+    onToolCall: ({ toolCall }) => { toolCalls.push(toolCall); },
+    onError: (error) => { errors.push(String(error.message || error)); },
+    onFinish: ({ isError, isAbort, finishReason }) => { finish = { isError, isAbort, finishReason: finishReason ?? null }; },
+  });
+  await c.sendMessage({ text: "play" });
+  const assistant = c.messages.filter((m) => m.role === "assistant").at(-1);
+  return { status: c.status, toolCalls, errors, finish, message: assistant ?? null };
+}
+
+const out = [];
+for (const body of JSON.parse(bodiesText)) out.push({ raw: await raw(body), chat: await chat(body) });
+process.stdout.write(JSON.stringify(out));

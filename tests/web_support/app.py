@@ -1,0 +1,222 @@
+"""The test app: three scripted replies served in every format through the public API.
+
+Each scenario is a tagged reply fed, in 5-character chunks, to a ``TagParser`` with
+reasoning on and a registry with handlers, behind a ``Dispatcher`` (fresh ledger per
+request, fixed ``stream_id`` so ids match :func:`reference_events`):
+
+* ``complete``: reasoning, text, a modal, two cart additions (one with malformed JSON),
+  a checkout whose handler raises, non-ASCII text; then (as a provider adapter would add
+  them) two citations, a diagnostic and a refusal;
+* ``truncated``: cut inside the second action, finished with ``"length"``;
+* ``failing``: the upstream raises after some chunks, an error message with a secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from unspool import ActionRegistry, Dispatcher, TagParser, astream, stream
+from unspool.events import (
+    Citation,
+    Diagnostic,
+    Event,
+    FinishReason,
+    RefusalDelta,
+    StreamDone,
+)
+from unspool.web import EventStreamResponse, ResumableStreams
+
+__all__ = [
+    "EXTRAS",
+    "REPLY",
+    "SECRET",
+    "build_app",
+    "reference_dicts",
+    "reference_events",
+    "scenario_chunks",
+]
+
+REPLY = (
+    "<think>The user wants the kit, twice.</think>Sure! "
+    '<action name="show_product_modal">{"productId": "kit-42", "viewMode": "compact"}</action>'
+    " Adding two. "
+    '<action name="add_to_cart">{"productId": "kit-42", "quantity": 2}</action>'
+    " Paying: "
+    '<action name="checkout">{"card": "4242"}</action>'
+    " And one more "
+    '<action name="add_to_cart">{"productId": "kit-42" "quantity": 1}</action>'
+    " Done, café ☕ — 2×."
+)
+CUT = REPLY.index('"quantity": 2') + 4
+FAIL_AT = REPLY.index(" Paying")
+SECRET = "password=hunter2 at db.internal:5432"
+
+
+class PaymentDeclined(Exception):
+    """The checkout handler's failure."""
+
+
+def _registry() -> ActionRegistry:
+    registry = ActionRegistry()
+
+    def show_product_modal(args: dict[str, Any]) -> dict[str, Any]:
+        return {"opened": args["productId"]}
+
+    def add_to_cart(args: dict[str, Any]) -> dict[str, Any]:
+        return {"cartCount": args["quantity"]}
+
+    def checkout(args: dict[str, Any]) -> None:
+        raise PaymentDeclined("card declined")
+
+    product = {"type": "object", "properties": {"productId": {"type": "string"}}}
+    registry.register("show_product_modal", show_product_modal, schema=product)
+    registry.register("add_to_cart", add_to_cart, schema=product)
+    registry.register("checkout", checkout, schema={"type": "object"})
+    return registry
+
+
+def scenario_chunks(scenario: str) -> list[str]:
+    text = {"complete": REPLY, "truncated": REPLY[:CUT], "failing": REPLY[:FAIL_AT]}[scenario]
+    return [text[i : i + 5] for i in range(0, len(text), 5)]
+
+
+def _parser() -> TagParser:
+    return TagParser(stream_id="t", reasoning=True)
+
+
+EXTRAS: list[Event] = [
+    Citation("url_citation", url="https://example.org/kit-42", title="Kit 42", start=0, end=5),
+    Citation("char_location", cited_text="twenty prepared slides", start=6, end=10),
+    Diagnostic("missing_comma", "inserted a missing comma", pos=3),
+    RefusalDelta("I cannot pay on your behalf."),
+]
+
+
+def _with_extras(scenario: str, events: Iterable[Event]) -> Iterator[Event]:
+    for event in events:
+        if scenario == "complete" and isinstance(event, StreamDone):
+            yield from EXTRAS
+        yield event
+
+
+async def _awith_extras(scenario: str, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    async for event in events:
+        if scenario == "complete" and isinstance(event, StreamDone):
+            for extra in EXTRAS:
+                yield extra
+        yield event
+
+
+def _finish(scenario: str) -> FinishReason:
+    return "length" if scenario == "truncated" else "stop"
+
+
+def reference_events(scenario: str) -> list[Event]:
+    """The events the server sends for ``scenario``, computed in-process."""
+    if scenario == "failing":
+
+        def failing() -> Iterator[str]:
+            yield from scenario_chunks(scenario)
+            raise RuntimeError(SECRET)
+
+        events: Iterable[Event] = stream(failing(), _parser())
+    else:
+        parser = _parser()
+        events = [e for chunk in scenario_chunks(scenario) for e in parser.feed(chunk)]
+        events += parser.finish(_finish(scenario))
+    return list(Dispatcher(_registry()).run(_with_extras(scenario, events)))
+
+
+def reference_dicts(scenario: str) -> list[dict[str, Any]]:
+    """``to_dict()`` of each reference event, taken as it is produced (as a server does)."""
+    parser = _parser()
+
+    def events() -> Iterator[Event]:
+        for chunk in scenario_chunks(scenario):
+            yield from parser.feed(chunk)
+        yield from parser.finish(_finish(scenario))
+
+    return [e.to_dict() for e in Dispatcher(_registry()).run(_with_extras(scenario, events()))]
+
+
+async def _chunks(scenario: str, delay: float) -> AsyncIterator[str]:
+    for chunk in scenario_chunks(scenario):
+        await asyncio.sleep(delay)
+        yield chunk
+    if scenario == "failing":
+        raise RuntimeError(SECRET)
+
+
+def served_events(scenario: str, delay: float = 0.0) -> AsyncIterator[Event]:
+    """The events of ``scenario`` as an application would make them: a source, a
+    parser, a dispatcher."""
+    if scenario == "failing":
+        events = astream(_chunks(scenario, delay), _parser())
+    else:
+
+        async def parsed() -> AsyncIterator[Event]:
+            parser = _parser()
+            async for chunk in _chunks(scenario, delay):
+                for event in parser.feed(chunk):
+                    yield event
+            for event in parser.finish(_finish(scenario)):
+                yield event
+
+        events = parsed()
+    return Dispatcher(_registry()).arun(_awith_extras(scenario, events))
+
+
+def build_app(*, expose_errors: bool = False) -> Starlette:
+    """The app: ``POST /chat`` (ai-sdk), ``POST /ag-ui``, ``GET /events/{scenario}``."""
+    runs = ResumableStreams()
+
+    async def chat(request: Request) -> Response:
+        body = json.loads(await request.body())
+        return EventStreamResponse(
+            served_events(body["scenario"]),
+            format="ai-sdk",
+            message_id="msg-1",
+            expose_errors=expose_errors,
+        )
+
+    async def ag_ui(request: Request) -> Response:
+        body = json.loads(await request.body())
+        return EventStreamResponse(
+            served_events(body["forwardedProps"]["scenario"]),
+            format="ag-ui",
+            thread_id=body["threadId"],
+            run_id=body["runId"],
+            expose_errors=expose_errors,
+        )
+
+    async def events(request: Request) -> Response:
+        scenario = request.path_params["scenario"]
+        return EventStreamResponse(served_events(scenario), expose_errors=expose_errors)
+
+    async def start(request: Request) -> Response:
+        key = request.path_params["key"]
+        delay = float(request.query_params.get("delay", "0"))
+        runs.start(key, served_events(request.query_params["scenario"], delay))
+        return Response(status_code=204)
+
+    async def resume(request: Request) -> Response:
+        key = request.path_params["key"]
+        return runs.response(key, request.headers.get("last-event-id"))
+
+    return Starlette(
+        routes=[
+            Route("/chat", chat, methods=["POST"]),
+            Route("/ag-ui", ag_ui, methods=["POST"]),
+            Route("/events/{scenario}", events),
+            Route("/runs/{key}", start, methods=["POST"]),
+            Route("/runs/{key}", resume, methods=["GET"]),
+        ]
+    )

@@ -1,0 +1,80 @@
+"""The npm clients of the web tests, installed once into a gitignored cache.
+
+``tests/web_js/package.json`` (and its lock) pin the clients; they are installed with
+``npm ci`` into ``.cache/web-js/`` at the repository's root, reused while the pins and
+scripts are unchanged, under a file lock so parallel test workers install once.
+Without node and npm the tests skip saying what to install, except under ``CI=true``,
+where they fail: CI must run every test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from filelock import FileLock
+
+__all__ = ["JS_SOURCES", "js_clients", "require_tool", "run_node"]
+
+JS_SOURCES = Path(__file__).resolve().parent.parent / "web_js"
+CACHE = JS_SOURCES.parent.parent / ".cache" / "web-js"
+
+
+def require_tool(name: str, install: str) -> str:
+    """The path of ``name``; a skip (a failure under ``CI=true``) saying how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} is not installed: {install}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def _stamp() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(JS_SOURCES.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def js_clients() -> Path:
+    """The folder holding the scripts and their ``node_modules``, installed if needed."""
+    require_tool("node", "apt-get install -y nodejs npm")
+    npm = require_tool("npm", "apt-get install -y npm")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    stamp = _stamp()
+    marker = CACHE / ".stamp"
+    with FileLock(str(CACHE.parent / "web-js.lock")):
+        if marker.exists() and marker.read_text() == stamp:
+            return CACHE
+        for path in JS_SOURCES.iterdir():
+            shutil.copy2(path, CACHE / path.name)
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=CACHE,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            pytest.fail(f"npm ci failed in {CACHE}:\n{done.stderr[-2000:]}")
+        marker.write_text(stamp)
+    return CACHE
+
+
+def run_node(
+    folder: Path, script: str, *args: str, timeout: float = 60, expect_json: bool = True
+) -> Any:
+    """Run ``script`` (in ``folder``) with node; the JSON it prints, when ``expect_json``."""
+    done = subprocess.run(
+        ["node", script, *args], cwd=folder, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"node {script} failed:\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout) if expect_json else done.stdout
