@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
+from hypothesis_profiles import examples
 from unspool import UNSET, JsonStream, MalformedJSON
 from unspool.core import machines
 
@@ -42,10 +43,11 @@ if not machines.AVAILABLE:
     )
 
 DIFF = settings(
-    max_examples=int(os.environ.get("UNSPOOL_DIFF_EXAMPLES", "400")),
+    max_examples=int(os.environ.get("UNSPOOL_DIFF_EXAMPLES", "0")) or examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+"""The differential budget: the profile's (400 in CI), or ``$UNSPOOL_DIFF_EXAMPLES``."""
 
 
 def make(machine: str, **options: Any) -> JsonStream:
@@ -201,7 +203,7 @@ def test_latin1_text_continues_a_string_of_ascii() -> None:
     assert make("c").feed("".join(chunks)) == ["straße", "soße", "ééxyz", "\u0100ab"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(doc=st.one_of(json_docs(unique_keys=False), NARROW_DOCS), size=st.integers(1, 9))
 def test_both_machines_agree_on_every_small_chunking(doc: str, size: int) -> None:
     """Fixed-size chunks of a valid document, events on: identical step by step."""
