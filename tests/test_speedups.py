@@ -272,6 +272,22 @@ LEAK_DOC = (
 )
 
 
+BROKEN: list[tuple[Any, dict[str, Any]]] = [
+    ('{"a": [1, "x\\q', {}),
+    ("[1, 2, 01]", {}),
+    ('{"k": "' + "y" * 40 + '"}', {"max_token_chars": 10}),
+    ('{"k' + "y" * 40 + '": 1}', {"max_token_chars": 10}),
+    ("[[[[1]]]]", {"max_depth": 2}),
+    ("[" + "7" * 50 + "]", {"max_int_digits": 10}),
+    ('{"a": "b"} x', {}),
+    ('{"a": "\\ud83d\\x"}', {}),
+    (b'{"a": "\xc3\x28"}', {}),
+    ('["abc", "def", "ghi"]', {"max_document_chars": 8}),
+    ('["abc" "def"]', {}),
+]
+"""Inputs that fail in different places (each error path must release what it held)."""
+
+
 def _cycle(machine: str, options: dict[str, Any]) -> None:
     parser = make(machine, **options)
     for k in range(0, len(LEAK_DOC), 7):
@@ -279,9 +295,12 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
     parser.finish()
     if options.get("events"):
         parser.take_events()
-    bad = make(machine, **options)
-    with contextlib.suppress(MalformedJSON):
-        bad.feed('{"a": [1, "x\\q')
+    for text, limits in BROKEN:
+        bad = make(machine, **options, **limits)
+        with contextlib.suppress(MalformedJSON):
+            for k in range(0, len(text), 3):
+                bad.feed(text[k : k + 3])
+            bad.finish()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):

@@ -184,6 +184,7 @@ tuple_plus(PyObject *t, PyObject *item)
     }
     Py_INCREF(item);
     PyTuple_SET_ITEM(r, n, item);
+    PyObject_GC_UnTrack(r); /* keys and indices only: no cycle possible */
     return r;
 }
 
@@ -203,6 +204,9 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
         Py_INCREF(c);
         PyTuple_SET_ITEM(ev, 2, c);
     }
+    /* An event holding no container cannot be part of a cycle: keep it away from the
+     * garbage collector, which would otherwise walk every event a consumer keeps. */
+    if (!PyDict_Check(b) && !PyList_Check(b)) PyObject_GC_UnTrack(ev);
     int rc = PyList_Append(m->events, ev);
     Py_DECREF(ev);
     return rc;
