@@ -55,6 +55,7 @@ typedef struct {
 
 typedef struct {
     int ready, dead;
+    int glue; /* a root number or literal just ended: a letter right after it is an error */
     int events_on, ignore_trailing, allow_nan;
     int finished, complete, mode; /* mode: 0 none yet, 1 str, 2 bytes */
     int state;
@@ -278,6 +279,7 @@ scalar_done(Machine *m, PyObject *val, PyObject *kind)
     } else {
         m->state = ST_END;
         m->complete = 1;
+        m->glue = 1;
     }
     if (path != NULL) {
         int rc = emit(m, H_ValueStart, path, kind, NULL);
@@ -884,6 +886,14 @@ run(Machine *m, PyObject *chunk)
 
         Py_UCS4 c = CH(i);
         if (st == ST_END) {
+            if (m->glue) {
+                m->glue = 0;
+                if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') {
+                    /* "12abc", "false$": never a silent prefix of one token */
+                    fail_msg("Invalid value: text glued to it", base + i);
+                    FAIL;
+                }
+            }
             if (m->ignore_trailing) {
                 PyObject *text = PyUnicode_Substring(s, i, n);
                 if (text == NULL) FAIL;
