@@ -15,7 +15,13 @@
 from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
-from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
+from unspool.actions.partial_model import (
+    ModelStream,
+    Partial,
+    PartialModel,
+    astream_model,
+    stream_model,
+)
 from unspool.actions.registry import ActionRegistry, ActionSpec
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "LedgerError",
     "MemoryLedger",
     "ModelStream",
+    "Partial",
     "PartialModel",
     "Record",
     "SqliteLedger",
