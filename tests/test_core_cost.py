@@ -185,7 +185,7 @@ def test_fence_like_backticks_cost_linear_time() -> None:
 
     _assert_run_linear(one_shot, 25_000)
     _assert_run_linear(lambda n: _chunked("```" * (n // 3), 8, skip_preamble=True), 25_000)
-    _assert_run_linear(lambda n: _chunked("see {" + " " * n, 8, skip_preamble=True), 25_000)
+    _assert_run_linear(lambda n: _chunked("see {" + " " * n, 8, skip_preamble=True), 200_000)
 
 
 def test_undecided_inner_quotes_cost_linear_time() -> None:
@@ -196,6 +196,27 @@ def test_undecided_inner_quotes_cost_linear_time() -> None:
     _assert_run_linear(lambda n: _chunked('["' + far * (n // len(far)), 8, lenient=True), 50_000)
     word = '"k": "a" ' + "w" * 300 + '", '  # an unquoted-key lookahead longer than its bound
     _assert_run_linear(lambda n: _chunked("{" + word * (n // len(word)), 8, lenient=True), 50_000)
+
+
+LENIENT_WORST = {
+    "a long unquoted value": lambda n: '{"a": ' + "word " * (n // 5) + "}",
+    "many unquoted tokens": lambda n: "[" + "ab, " * (n // 4) + "]",
+    "many near-miss escapes": lambda n: '["' + "\\q\\d\\u00zz" * (n // 10) + '"]',
+    "many ellipses": lambda n: "[" + "1, ..., " * (n // 8) + "2]",
+    "many curly strings": lambda n: "[" + "\u201cab\u201d, " * (n // 6) + "1]",
+    "numbers glued to text": lambda n: "[" + "12ab, 1/3, 01, " * (n // 15) + "1]",
+    "mistyped closers": lambda n: "[" + '[1} {"a": 2], ' * (n // 16) + "1]",
+    "strings before items": lambda n: "[" + '"a" 1 "b" [2] ' * (n // 14) + "]",
+    "literals in any case": lambda n: "[" + "TRUE, Null, " * (n // 12) + "1]",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LENIENT_WORST))
+def test_each_lenient_repair_costs_linear_time(name: str) -> None:
+    """The worst case of each repair of issue 13, fed in 8-character chunks."""
+    make = LENIENT_WORST[name]
+    assert _chunked(make(200), 8, lenient=True)() == _chunked(make(200), 10**9, lenient=True)()
+    _assert_run_linear(lambda n: _chunked(make(n), 8, lenient=True), 20_000)
 
 
 # ------------------------------------------------------------------------------ memory

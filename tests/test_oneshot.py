@@ -220,8 +220,8 @@ NOT_JSON = [
     ("   \n", "No JSON value found", 4),
     ('<think>{"a": 1}', "No JSON value found", 15),  # an unclosed think block hides all
     ('{"a": 1 +}', "Expecting property name enclosed in double quotes", 8),
-    ('{"a": }', "Expecting value", 6),
-    ('Sure! {"a": [1, 2}', "Mismatched closer", 17),
+    ('{"a" 1}', "Expecting ':' delimiter", 5),
+    ('{"a": [1,,2]}', "Expecting value", 9),
     (b"\xff\xfe{", "Invalid UTF-8 (invalid start byte)", 0),
     (b'[1, "\xc3\x28"]', "Invalid UTF-8 (invalid continuation byte)", 5),
 ]

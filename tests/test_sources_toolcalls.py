@@ -296,7 +296,7 @@ def test_merger_without_a_shared_emitter_uses_its_own_ids() -> None:
 def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
     reason: FinishReason, expected: Event
 ) -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.tool_start(0, "f", None)
     merger.tool_args(0, '{"a": "b')
     assert merger.tool_stop(0) == []
@@ -305,7 +305,7 @@ def test_merger_waits_for_the_stop_reason_of_a_call_closed_early(
 
 
 def test_merger_fail_and_closed_state() -> None:
-    merger = EventMerger()
+    merger = EventMerger(stream_id="stream")
     merger.text("a")
     merger.tool_start(0, "f", None)
     events = merger.fail("boom", "OSError")

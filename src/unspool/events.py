@@ -147,8 +147,10 @@ class ActionStarted(_Event):
 class ActionArgsDelta(_Event):
     """The action's arguments so far, for a UI; never a reason to execute.
 
-    ``partial`` is the live partial value (it keeps changing: copy it to keep
-    it); ``delta`` is the raw argument text that arrived, when there was one.
+    ``partial`` is the arguments as they stood at this event, a value that later
+    text never changes (successive deltas share the parts that did not change, so
+    treat it as read-only); ``delta`` is the raw JSON text of the arguments that
+    arrived since the previous delta: an action's deltas join to its argument text.
     """
 
     id: str

@@ -16,13 +16,14 @@ sequence of action ids.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.events import Diagnostic, Event, FinishReason
+from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator
 
 __all__ = ["ToolCallAssembler"]
@@ -38,6 +39,7 @@ class _Call:
     parser: JsonStream
     raw: list[str] = field(default_factory=list)
     unsent: str = ""  # raw text not yet carried by an ActionArgsDelta
+    snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
     error: MalformedJSON | None = None
     repairs: int = 0
 
@@ -95,10 +97,18 @@ class ToolCallAssembler:
         """Keys of the open calls, in the order they started."""
         return list(self._calls)
 
-    def start(self, key: Hashable, name: str | None, provider_id: str | None = None) -> list[Event]:
+    def start(
+        self,
+        key: Hashable,
+        name: str | None,
+        provider_id: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> list[Event]:
         """Open the call ``key``: ``ActionStarted``, or nothing yet for a call without a
         name (it ends as ``ActionInvalid(missing_name)``).  A ``key`` that is already
-        open is reported and otherwise ignored."""
+        open is reported and otherwise ignored.  ``attributes`` are what the provider
+        attached to the call and wants back with its result (Gemini's thought signature);
+        ``ActionStarted`` and ``ActionComplete`` carry them."""
         if key in self._calls:
             return [
                 Diagnostic("duplicate_tool_call", f"tool call {key!r} started twice", text=name)
@@ -108,14 +118,15 @@ class ToolCallAssembler:
         if not name:
             self._calls[key] = _Call(None, None, provider_id, parser)
             return []
-        started = self.emitter.start(name, action_id=provider_id)
+        started = self.emitter.start(name, action_id=provider_id, attributes=attributes)
         self._calls[key] = _Call(started.index, name, provider_id, parser)
         return [started]
 
     def args_delta(self, key: Hashable, text: str) -> list[Event]:
         """Feed raw argument text of the call ``key``; ``ActionArgsDelta`` with the live
-        partial arguments once a value is visible (``delta`` carries all the raw text
-        since the previous one, so the deltas join to the raw arguments)."""
+        partial arguments once a value is visible: a snapshot that later text never changes
+        (``delta`` carries all the raw text since the previous one, so the deltas join
+        to the raw arguments)."""
         if not text:
             return []
         call = self._calls.get(key)
@@ -142,7 +153,8 @@ class ToolCallAssembler:
             return events
         delta = call.unsent + text if call.unsent else text
         call.unsent = ""
-        events.append(self.emitter.args_delta(call.index, value, delta))
+        partial = call.snaps.take(value, len(delta), call.parser.complete)
+        events.append(self.emitter.args_delta(call.index, partial, delta))
         return events
 
     def end(self, key: Hashable) -> list[Event]:
