@@ -371,6 +371,19 @@ def leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, 
             yield from leaves(item, (*path, key))
 
 
+_ADAPTERS: dict[tuple[type[BaseModel], str], pydantic.TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[BaseModel], name: str) -> pydantic.TypeAdapter[Any]:
+    """The field's validator, built once (building one costs more than a whole example)."""
+    key = (model, name)
+    if key not in _ADAPTERS:
+        annotation = model.model_fields[name].annotation
+        assert annotation is not None
+        _ADAPTERS[key] = pydantic.TypeAdapter(annotation)
+    return _ADAPTERS[key]
+
+
 def check_completed_fields_valid(
     value: Any, pending: frozenset[tuple[Any, ...]], path: tuple[Any, ...] = ()
 ) -> None:
@@ -380,10 +393,7 @@ def check_completed_fields_valid(
         field_path = (*path, name)
         shown = getattr(value, name)
         if field_path not in pending:
-            info = type(value).model_fields[name]
-            assert info.annotation is not None
-            adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(info.annotation)
-            assert adapter.validate_python(shown) == shown
+            assert _adapter(type(value), name).validate_python(shown) == shown
         children = shown if isinstance(shown, list) else [shown]
         for i, child in enumerate(children):
             sub = (*field_path, i) if isinstance(shown, list) else field_path

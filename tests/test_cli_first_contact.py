@@ -4,7 +4,6 @@ model's reply, --trailing, and the bundled captures (issue 12, items 7 and 10)."
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -217,10 +216,13 @@ def test_the_readme_replay_example_runs_as_written_from_a_clone() -> None:
     replays = [line for line in lines if line.startswith("unspool replay ")]
     assert any("examples/capture.sse" in line for line in replays)
     assert (ROOT / "examples" / "capture.sse").read_text(encoding="utf-8") == sample_text("openai")
-    script = shutil.which("unspool") or str(Path(sys.executable).with_name("unspool"))
+    script = Path(sys.executable).with_name("unspool")  # this environment's, not PATH's
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "unspool"]
     for line in replays:
         args = [*line.split()[1:], "--no-delay", "--plain"]
         args = [a for a in args if a not in ("--speed", "2")]
-        done = subprocess.run([script, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [*command, *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, (line, done.stderr)
         assert "[done] complete" in done.stdout
