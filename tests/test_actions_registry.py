@@ -339,6 +339,22 @@ def test_json_schema_and_tool_formats() -> None:
         "description": "Navigate to a route.",
         "parameters": params,
     }
+    assert registry.tools("gemini") == [
+        {
+            "name": "navigate",
+            "description": "Navigate to a route.",
+            "parameters_json_schema": params,
+        },
+        {"name": "route", "description": "Go to a route.", "parameters_json_schema": route_params},
+    ]
+    assert registry.tools("bedrock")[1] == {
+        "toolSpec": {
+            "name": "route",
+            "description": "Go to a route.",
+            "inputSchema": {"json": route_params},
+        }
+    }
+    assert registry.tools("ollama") == registry.tools("openai")
     with pytest.raises(ValueError, match="unknown tool format"):
         registry.tools("xml")  # type: ignore[arg-type]
     assert list(registry) == ["navigate", "route"]

@@ -99,7 +99,7 @@ def test_version() -> None:
         (
             ["parse", "--protocol", "xml"],
             "Invalid value for '-p' / '--protocol': 'xml' is not one of 'json', 'interleaved', "
-            "'tags', 'openai-sse', 'anthropic-sse'.",
+            "'tags', 'openai-sse', 'anthropic-sse', 'gemini-sse', 'ollama-ndjson'.",
         ),
         (
             ["parse", "no-such-file.json"],

@@ -15,6 +15,10 @@ THIRD_PARTY = (
     "jsonschema",
     "openai",
     "anthropic",
+    "google",
+    "boto3",
+    "botocore",
+    "ollama",
     "click",
     "rich",
     "httpx",
@@ -22,6 +26,9 @@ THIRD_PARTY = (
     "uvicorn",
     "ag_ui",
     "anyio",
+    "psycopg",
+    "psycopg_pool",
+    "redis",
 )
 IO_MODULES = {"socket", "threading", "time", "asyncio", "select", "subprocess", "selectors"}
 

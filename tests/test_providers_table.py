@@ -60,7 +60,7 @@ def test_recognise_never_raises_and_says_no_to_strangers(item: object) -> None:
 
 def test_the_cli_offers_every_raw_body_row() -> None:
     assert set(table.CLI_NAMES) <= set(PROTOCOLS)
-    assert table.CLI_NAMES == ("openai-sse", "anthropic-sse")
+    assert table.CLI_NAMES == ("openai-sse", "anthropic-sse", "gemini-sse", "ollama-ndjson")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers_chunking import merge_events
+from hypothesis_profiles import examples
 from unspool.events import ActionComplete, ActionInvalid, Event, StreamDone, TextDelta
 from unspool.protocols.tag_formats import TagFormat
 from unspool.protocols.tags import TagParser
@@ -151,7 +152,7 @@ def rebuild(events: list[Event], parser: TagParser) -> str:
     return "".join(out)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), doc=documents)
 def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject, doc: str) -> None:
     expected = merge_events(one_shot(doc))
@@ -175,7 +176,7 @@ def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject
     assert all(doc[s.start : s.end] == s.text for s in parser.spans)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), doc=documents)
 def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
     raw = doc.encode()
@@ -189,7 +190,7 @@ def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
     assert rebuild(events, parser) == doc
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(data=st.data(), doc=documents, in_reasoning=st.booleans())
 def test_lenient_reasoning_chunkings_match_one_shot(
     data: st.DataObject, doc: str, in_reasoning: bool
@@ -280,7 +281,7 @@ overlap_actions = st.builds(
 overlap_docs = st.lists(st.one_of(overlap_prose, overlap_actions), max_size=8).map("".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), doc=overlap_docs)
 def test_self_overlapping_delimiters(data: st.DataObject, doc: str) -> None:
     """With ``<<A>>``/``<</A>>`` the longest held suffix matters: chunkings agree,

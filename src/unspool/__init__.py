@@ -26,6 +26,7 @@ from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
 from unspool.core.find import JsonMatch, find_all_json, find_json
 from unspool.core.jsonstream import JsonStream, parse_partial
 from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.machines import ACCELERATED as accelerated
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
@@ -44,6 +45,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
@@ -53,8 +55,21 @@ from unspool.protocols.toolcalls import ToolCallAssembler
 from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
 from unspool.sources.providers.anthropic import from_anthropic
+from unspool.sources.providers.bedrock import from_bedrock
+from unspool.sources.providers.gemini import from_gemini
+from unspool.sources.providers.ollama import from_ollama
 from unspool.sources.providers.openai import from_openai
+from unspool.sources.providers.tool_results import (
+    MissingOutcome,
+    anthropic_results,
+    bedrock_results,
+    gemini_results,
+    ollama_results,
+    openai_chat_results,
+    openai_responses_results,
+)
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
+from unspool.sources.turns import TurnLoop, run_turns
 
 __version__ = "0.1.0"
 
@@ -66,6 +81,8 @@ _LAZY: dict[str, str] = {
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
     "SqliteLedger": "unspool.actions",
+    "PostgresLedger": "unspool.actions",
+    "RedisLedger": "unspool.actions",
     "PartialModel": "unspool.actions",
     "ModelStream": "unspool.actions",
     "stream_model": "unspool.actions",
@@ -85,6 +102,8 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         MemoryLedger,
         ModelStream,
         PartialModel,
+        PostgresLedger,
+        RedisLedger,
         SqliteLedger,
         astream_model,
         stream_model,
@@ -99,6 +118,8 @@ def __getattr__(name: str) -> Any:
     try:
         value = getattr(importlib.import_module(module), name)
     except ImportError as exc:
+        if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
+            raise
         extra = _EXTRA[module]
         raise ImportError(
             f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
@@ -139,11 +160,14 @@ __all__ = [
     "LimitExceeded",
     "MalformedJSON",
     "MemoryLedger",
+    "MissingOutcome",
     "ModelStream",
     "PartialModel",
     "PathEvent",
     "PlainTextParser",
+    "PostgresLedger",
     "ReasoningDelta",
+    "RedisLedger",
     "RefusalDelta",
     "Repair",
     "ResumableStreams",
@@ -158,29 +182,42 @@ __all__ = [
     "TagParser",
     "TextDelta",
     "ToolCallAssembler",
+    "TurnLoop",
     "Validation",
     "ValueEnd",
     "ValueStart",
     "__version__",
+    "accelerated",
     "aencode_sse",
     "aiter_sse",
+    "anthropic_results",
     "astream",
     "astream_model",
     "astream_sse",
+    "bedrock_results",
     "encode_sse",
     "find_all_json",
     "find_json",
     "from_anthropic",
+    "from_bedrock",
+    "from_gemini",
+    "from_ollama",
     "from_openai",
+    "gemini_results",
     "generate",
     "iter_sse",
     "loads",
     "loads_with_repairs",
+    "ollama_results",
+    "openai_chat_results",
+    "openai_responses_results",
     "parse_interleaved",
     "parse_partial",
     "parse_tags",
     "repair",
+    "run_turns",
     "stream",
     "stream_model",
     "stream_sse",
+    "to_jsonable",
 ]

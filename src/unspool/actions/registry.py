@@ -40,7 +40,9 @@ from unspool.protocols.emitter import Validation
 __all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
 
 UnknownPolicy = Literal["invalid", "pass"]
-ToolFormat = Literal["openai", "openai_responses", "anthropic", "json"]
+ToolFormat = Literal[
+    "openai", "openai_responses", "anthropic", "gemini", "bedrock", "ollama", "json"
+]
 F = TypeVar("F", bound=Callable[..., Any])
 _PASSED_MAX = 1024  # validated JSON Schema args remembered for a dispatcher
 

@@ -49,10 +49,26 @@ def plain_json(name: str, description: str | None, parameters: Mapping[str, Any]
     return {**_described(name, description), "parameters": parameters}
 
 
+def gemini(name: str, description: str | None, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Gemini function declarations, the schema as ``parameters_json_schema`` (full JSON
+    Schema): pass ``tools=[{"function_declarations": registry.tools("gemini")}]`` (one tool
+    holding every declaration: Vertex AI refuses several function tools)."""
+    return {**_described(name, description), "parameters_json_schema": parameters}
+
+
+def bedrock(name: str, description: str | None, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """Bedrock Converse ``toolConfig={"tools": ...}``: ``{"toolSpec": {..., "inputSchema":
+    {"json": schema}}}``."""
+    return {"toolSpec": {**_described(name, description), "inputSchema": {"json": parameters}}}
+
+
 TOOL_FORMATS: dict[str, ToolFormatter] = {
     "openai": openai_chat,
     "openai_responses": openai_responses,
     "anthropic": anthropic,
+    "gemini": gemini,
+    "bedrock": bedrock,
+    "ollama": openai_chat,  # Ollama's chat(tools=...) takes the Chat Completions shape
     "json": plain_json,
 }
 """Every tool-definition format by name."""

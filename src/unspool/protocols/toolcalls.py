@@ -16,7 +16,7 @@ sequence of action ids.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,10 +97,18 @@ class ToolCallAssembler:
         """Keys of the open calls, in the order they started."""
         return list(self._calls)
 
-    def start(self, key: Hashable, name: str | None, provider_id: str | None = None) -> list[Event]:
+    def start(
+        self,
+        key: Hashable,
+        name: str | None,
+        provider_id: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> list[Event]:
         """Open the call ``key``: ``ActionStarted``, or nothing yet for a call without a
         name (it ends as ``ActionInvalid(missing_name)``).  A ``key`` that is already
-        open is reported and otherwise ignored."""
+        open is reported and otherwise ignored.  ``attributes`` are what the provider
+        attached to the call and wants back with its result (Gemini's thought signature);
+        ``ActionStarted`` and ``ActionComplete`` carry them."""
         if key in self._calls:
             return [
                 Diagnostic("duplicate_tool_call", f"tool call {key!r} started twice", text=name)
@@ -110,7 +118,7 @@ class ToolCallAssembler:
         if not name:
             self._calls[key] = _Call(None, None, provider_id, parser)
             return []
-        started = self.emitter.start(name, action_id=provider_id)
+        started = self.emitter.start(name, action_id=provider_id, attributes=attributes)
         self._calls[key] = _Call(started.index, name, provider_id, parser)
         return [started]
 

@@ -9,22 +9,34 @@ from unspool.sources.generate import generate
 from unspool.sources.iterables import astream, stream
 from unspool.sources.merge import EventMerger
 from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers.bedrock import BedrockDecoder, from_bedrock
+from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers.ollama import OllamaDecoder, from_ollama
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
 from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
+from unspool.sources.turns import TurnLoop, run_turns
 
 __all__ = [
     "AnthropicDecoder",
+    "BedrockDecoder",
     "EventMerger",
+    "GeminiDecoder",
+    "OllamaDecoder",
     "OpenAIDecoder",
     "SSEDecoder",
     "SSEMessage",
+    "TurnLoop",
     "aiter_sse",
     "astream",
     "astream_sse",
     "from_anthropic",
+    "from_bedrock",
+    "from_gemini",
+    "from_ollama",
     "from_openai",
     "generate",
     "iter_sse",
+    "run_turns",
     "stream",
     "stream_sse",
 ]

@@ -67,7 +67,7 @@ from typing import Any, Literal, Protocol
 
 from unspool.events import Event
 from unspool.sources.provider_decoder import ProviderDecoder
-from unspool.sources.providers import anthropic, openai
+from unspool.sources.providers import anthropic, bedrock, gemini, ollama, openai, tool_results
 
 __all__ = [
     "CLI_NAMES",
@@ -116,6 +116,7 @@ PROVIDERS: tuple[Provider, ...] = (
         recognise=openai.recognise,
         decoder=openai.OpenAIDecoder,
         tool_format="openai",
+        tool_results=tool_results.openai_chat_results,  # Responses: openai_responses_results
         cli_name="openai-sse",
         wire="sse",
     ),
@@ -124,8 +125,35 @@ PROVIDERS: tuple[Provider, ...] = (
         recognise=anthropic.recognise,
         decoder=anthropic.AnthropicDecoder,
         tool_format="anthropic",
+        tool_results=tool_results.anthropic_results,
         cli_name="anthropic-sse",
         wire="sse",
+    ),
+    Provider(
+        name="gemini",
+        recognise=gemini.recognise,
+        decoder=gemini.GeminiDecoder,
+        tool_format="gemini",
+        tool_results=tool_results.gemini_results,
+        cli_name="gemini-sse",
+        wire="sse",
+    ),
+    Provider(
+        name="bedrock",
+        recognise=bedrock.recognise,
+        decoder=bedrock.BedrockDecoder,
+        tool_format="bedrock",
+        tool_results=tool_results.bedrock_results,
+        unwrap=bedrock.unwrap,  # AWS event-stream frames are binary: no raw-body CLI form
+    ),
+    Provider(
+        name="ollama",
+        recognise=ollama.recognise,
+        decoder=ollama.OllamaDecoder,
+        tool_format="ollama",
+        tool_results=tool_results.ollama_results,
+        cli_name="ollama-ndjson",
+        wire="ndjson",
     ),
 )
 """Every provider, in the order their ``recognise`` is tried."""

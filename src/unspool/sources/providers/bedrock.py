@@ -1,0 +1,216 @@
+"""Amazon Bedrock Converse streams in, unspool events out (``boto3``'s ``converse_stream``).
+
+:func:`from_bedrock` takes what ``client.converse_stream(...)`` returns (extra
+``unspool[bedrock]``): the response dict (its ``"stream"`` is read) or that
+``EventStream`` itself, whose items are one-key dicts named after the event.
+Mapping, in stream order:
+
+* ``contentBlockDelta.delta.text`` -> the text protocol; ``reasoningContent.text`` ->
+  ``ReasoningDelta`` (its ``signature`` is not content; ``redactedContent`` is reported);
+* ``contentBlockStart.start.toolUse`` (``toolUseId``, ``name``) -> ``ActionStarted``,
+  ``delta.toolUse.input`` pieces -> ``ActionArgsDelta``, ``contentBlockStop`` ->
+  ``ActionComplete`` / ``ActionInvalid`` (a block cut short waits for the stop reason);
+* ``delta.citation`` -> ``Citation``;
+* ``messageStop.stopReason``: ``end_turn``, ``tool_use``, ``stop_sequence`` end normally;
+  ``max_tokens`` and ``model_context_window_exceeded`` are truncation;
+  ``guardrail_intervened`` and ``content_filtered`` are reported
+  (``Diagnostic(kind="content_filter")``) and end as truncated;
+* an exception event (``modelStreamErrorException``, ``throttlingException``...; boto3
+  raises most of them itself) -> ``StreamError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from unspool.events import Citation, Event
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.drive import drive_sync
+from unspool.sources.parsers import TextProtocol
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
+
+__all__ = [
+    "BEDROCK_EVENT_TYPES",
+    "BedrockDecoder",
+    "bedrock_stream",
+    "from_bedrock",
+    "recognise",
+    "unwrap",
+]
+
+_NATURAL = frozenset({"end_turn", "tool_use", "stop_sequence"})
+_CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
+_FILTERED = frozenset({"guardrail_intervened", "content_filtered"})
+
+
+class BedrockDecoder(ProviderDecoder):
+    """Converse stream events (one-key dicts) in, events out (sans-I/O)."""
+
+    __slots__ = ("_blocks", "_noted")
+
+    def __init__(
+        self,
+        text_parser: TextProtocol | None = None,
+        *,
+        stream_id: str | None = None,
+        registry: ActionValidator | None = None,
+        lenient: bool = False,
+    ) -> None:
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+        self._blocks: set[Any] = set()  # indices of the open toolUse blocks
+        self._noted: set[str] = set()
+
+    def _event(self, event: Any) -> list[Event]:
+        if not isinstance(event, Mapping):
+            kind = type(event).__name__
+            return self.merger.note("bad_event", f"expected a Converse stream event, got {kind}")
+        events: list[Event] = []
+        for name, body in event.items():
+            handler = _HANDLERS.get(name)
+            if handler is not None:
+                events.extend(handler(self, body))
+            elif name.endswith("Exception"):
+                message = get_str(body, "message") or f"the stream reported {name}"
+                events.extend(self.merger.fail(message, name))
+        return events
+
+    def _note_once(self, kind: str, message: str) -> list[Event]:
+        if kind in self._noted:
+            return []
+        self._noted.add(kind)
+        return self.merger.note(kind, message, kind)
+
+    def _block_start(self, body: Any) -> list[Event]:
+        index = get(body, "contentBlockIndex")
+        start = get(body, "start") or {}
+        tool = get(start, "toolUse")
+        if tool is None:
+            for kind in start if isinstance(start, Mapping) else ():
+                message = f"content block of type {kind!r} has no event: ignored"
+                return self._note_once(kind, message)
+            return []
+        self._blocks.add(index)
+        return self.merger.tool_start(index, get_str(tool, "name"), get_str(tool, "toolUseId"))
+
+    def _block_delta(self, body: Any) -> list[Event]:
+        index = get(body, "contentBlockIndex")
+        delta = get(body, "delta") or {}
+        merger = self.merger
+        text = get_str(delta, "text")
+        if text is not None:
+            return merger.text(text)
+        tool = get(delta, "toolUse")
+        if tool is not None:
+            if index not in self._blocks:
+                message = f"tool input for content block {index!r}, which is not a tool call"
+                return merger.note("orphan_tool_delta", message, get_str(tool, "input"))
+            return merger.tool_args(index, get_str(tool, "input") or "")
+        reasoning = get(delta, "reasoningContent")
+        if reasoning is not None:
+            if get_str(reasoning, "text"):
+                return merger.reasoning(get_str(reasoning, "text") or "")
+            if get(reasoning, "redactedContent") is not None:
+                return self._note_once("redacted_thinking", "encrypted reasoning, not shown")
+            return []  # the signature of a reasoning block: not content
+        citation = get(delta, "citation")
+        if citation is not None:
+            return self._citation(citation)
+        for kind in delta:
+            return self._note_once(kind, f"content delta of type {kind!r} has no event: ignored")
+        return []
+
+    def _citation(self, citation: Any) -> list[Event]:
+        if self.merger.closed:
+            return []
+        parts = get(citation, "sourceContent") or ()
+        cited = "".join(get_str(p, "text") or "" for p in parts) or None
+        location = get(citation, "location") or {}
+        url = None
+        for where in location.values() if isinstance(location, Mapping) else ():
+            url = get_str(where, "url") or url
+        raw = dict(citation) if isinstance(citation, Mapping) else {}
+        return [
+            Citation(
+                "citation", url=url, title=get_str(citation, "title"), cited_text=cited, raw=raw
+            )
+        ]
+
+    def _block_stop(self, body: Any) -> list[Event]:
+        index = get(body, "contentBlockIndex")
+        if index in self._blocks:
+            self._blocks.discard(index)
+            return self.merger.tool_stop(index)
+        return []
+
+    def _message_stop(self, body: Any) -> list[Event]:
+        reason = get_str(body, "stopReason") or "end_turn"
+        if reason in _CUT:
+            self._reason = "length"
+            return []
+        if reason in _FILTERED:
+            self._reason = "length"
+            return self.merger.note(
+                "content_filter", f"Bedrock stopped the output: {reason}", reason
+            )
+        self._reason = "stop"
+        events = self.merger.end_tools()
+        if reason not in _NATURAL:
+            events.extend(
+                self.merger.note("stop_reason", f"unknown stop reason {reason!r}", reason)
+            )
+        return events
+
+    def _ignore(self, body: Any) -> list[Event]:
+        return []
+
+
+_HANDLERS: dict[str, Callable[[BedrockDecoder, Any], list[Event]]] = {
+    "messageStart": BedrockDecoder._ignore,
+    "contentBlockStart": BedrockDecoder._block_start,
+    "contentBlockDelta": BedrockDecoder._block_delta,
+    "contentBlockStop": BedrockDecoder._block_stop,
+    "messageStop": BedrockDecoder._message_stop,
+    "metadata": BedrockDecoder._ignore,
+}
+
+BEDROCK_EVENT_TYPES = frozenset(_HANDLERS)
+"""The keys that identify a Converse stream event."""
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is a Converse stream event: a one-key dict named after the event."""
+    if not isinstance(item, Mapping) or len(item) != 1:
+        return False
+    (name,) = item
+    return name in BEDROCK_EVENT_TYPES or (isinstance(name, str) and name.endswith("Exception"))
+
+
+def bedrock_stream(response: Any) -> Any:
+    """The ``EventStream`` of a ``converse_stream`` response (the stream itself unchanged)."""
+    if isinstance(response, Mapping) and "stream" in response:
+        return response["stream"]
+    return response
+
+
+def unwrap(result: Any) -> Any:
+    """The ``EventStream`` inside a ``converse_stream`` response dict, or ``None`` for
+    anything else (how ``generate()`` finds the stream in what the model call returned)."""
+    if isinstance(result, Mapping) and "stream" in result and "ResponseMetadata" in result:
+        return result["stream"]
+    return None
+
+
+def from_bedrock(
+    response: Iterable[Any] | Mapping[str, Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> Iterator[Event]:
+    """Events of a Bedrock ``converse_stream`` response (boto3 is synchronous; under
+    ``generate()`` it is read in a worker thread).  Options as in :func:`unspool.from_openai`."""
+    decoder = BedrockDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+    return drive_sync(bedrock_stream(response), decoder)

@@ -1,0 +1,378 @@
+"""Google Gemini streams in, unspool events out (the ``google-genai`` SDK).
+
+:func:`from_gemini` takes what ``client.models.generate_content_stream(...)`` (sync) or
+``await client.aio.models.generate_content_stream(...)`` (async) return: a stream of
+``GenerateContentResponse`` chunks (extra ``unspool[gemini]``).  Raw wire chunks (the
+JSON of each ``data:`` line of ``:streamGenerateContent?alt=sse``, camelCase keys) work
+too.  Mapping, in stream order, for the first candidate:
+
+* ``text`` parts -> the text protocol; parts with ``thought: true`` -> ``ReasoningDelta``;
+* ``function_call`` parts -> ``ActionStarted`` / ``ActionArgsDelta`` / ``ActionComplete``
+  (the call's ``id``, when Gemini gives one, kept as ``action_id``; the part's thought
+  signature, which Gemini wants back with the call, as ``attributes["thought_signature"]``).  Gemini sends whole
+  calls; a call streamed by Vertex AI (``will_continue`` and ``partial_args`` by JSON path)
+  streams its arguments as they come;
+* ``citation_metadata`` -> ``Citation`` (Gemini's byte offsets turned into characters);
+* ``finish_reason``: ``STOP`` ends normally; ``MAX_TOKENS`` is truncation (open calls
+  ``ActionInvalid(truncated)``, ``StreamDone(truncated)``); ``SAFETY``, ``RECITATION``,
+  ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII`` and the other filters, and a blocked
+  prompt, are reported as ``Diagnostic(kind="content_filter")`` and end as truncated;
+  ``MALFORMED_FUNCTION_CALL`` and unknown reasons are reported;
+* code execution, inline data and grounding are run or given by the provider: reported
+  once each as a ``Diagnostic``, never as actions.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator
+from typing import Any, overload
+
+from unspool.events import Citation, Event
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.parsers import TextProtocol
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
+from unspool.sources.providers._partial_args import OutOfOrder, PathWriter, parse_path, scalar
+
+__all__ = ["GeminiDecoder", "from_gemini", "recognise"]
+
+_FILTERS = frozenset(
+    {
+        "SAFETY",
+        "RECITATION",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "LANGUAGE",
+        "IMAGE_SAFETY",
+        "IMAGE_PROHIBITED_CONTENT",
+        "IMAGE_RECITATION",
+        "MODEL_ARMOR",
+        "ESCALATION",
+    }
+)
+_NATURAL = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
+_PROVIDER_PARTS = (
+    "executable_code",
+    "code_execution_result",
+    "inline_data",
+    "file_data",
+    "tool_call",
+    "tool_response",
+)
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def field(obj: Any, name: str) -> Any:
+    """``obj.name`` (SDK object, snake_case dict) or the wire's camelCase key."""
+    if obj is None:
+        return None
+    value = get(obj, name)
+    if value is None and "_" in name:
+        value = get(obj, _camel(name))
+    return value
+
+
+def _name(value: Any) -> str | None:
+    """An enum's or a string's plain value (``FinishReason.STOP`` -> ``"STOP"``)."""
+    value = getattr(value, "value", value)
+    return value if isinstance(value, str) else None
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is a Gemini stream chunk (``candidates``, ``prompt_feedback`` or
+    ``model_version``: a first chunk may carry only usage)."""
+    if get(item, "choices") is not None or get(item, "type") is not None:
+        return False
+    return any(
+        field(item, name) is not None for name in ("candidates", "prompt_feedback", "model_version")
+    )
+
+
+def _signature(value: Any) -> str | None:
+    """A thought signature as base64 text (the SDK gives bytes, the wire base64)."""
+    if isinstance(value, bytes) and value:
+        return base64.b64encode(value).decode("ascii")
+    return value if isinstance(value, str) and value else None
+
+
+class _Streamed:
+    """A function call whose arguments Vertex streams by JSON path."""
+
+    __slots__ = ("broken", "key", "writer")
+
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.writer = PathWriter()
+        self.broken = False
+
+
+class GeminiDecoder(ProviderDecoder):
+    """``GenerateContentResponse`` chunks in, events out (sans-I/O).
+
+    ``candidate`` selects the candidate to follow when ``candidate_count > 1`` (the
+    others are reported once each and ignored).
+    """
+
+    __slots__ = ("_calls", "_cited", "_ignored", "_noted", "_streamed", "_text", "candidate")
+
+    def __init__(
+        self,
+        text_parser: TextProtocol | None = None,
+        *,
+        stream_id: str | None = None,
+        registry: ActionValidator | None = None,
+        candidate: int = 0,
+        lenient: bool = False,
+    ) -> None:
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+        self.candidate = candidate
+        self._calls = 0  # function calls seen: their keys
+        self._streamed: _Streamed | None = None
+        self._ignored: set[Any] = set()
+        self._noted: set[str] = set()
+        self._cited: set[tuple[Any, ...]] = set()
+        self._text: list[str] = []  # the reply's text, for citation offsets
+
+    def _event(self, event: Any) -> list[Event]:
+        error = get(event, "error")
+        if error is not None:
+            message = get_str(error, "message") or "the stream reported an error"
+            return self.merger.fail(message, _name(field(error, "status")) or "error")
+        events: list[Event] = []
+        for candidate in field(event, "candidates") or ():
+            index = field(candidate, "index") or 0
+            if index != self.candidate:
+                if index not in self._ignored:
+                    self._ignored.add(index)
+                    message = (
+                        f"candidate {index!r} is ignored: following candidate {self.candidate}"
+                    )
+                    events.extend(self.merger.note("ignored_choice", message))
+                continue
+            events.extend(self._candidate(candidate))
+        blocked = _name(field(field(event, "prompt_feedback"), "block_reason"))
+        if blocked:
+            self._reason = "length"
+            events.extend(
+                self.merger.note("content_filter", f"the prompt was blocked ({blocked})", blocked)
+            )
+        return events
+
+    def _note_once(self, kind: str, message: str, text: str) -> list[Event]:
+        if text in self._noted:
+            return []
+        self._noted.add(text)
+        return self.merger.note(kind, message, text)
+
+    def _candidate(self, candidate: Any) -> list[Event]:
+        events: list[Event] = []
+        content = field(candidate, "content")
+        for part in field(content, "parts") or ():
+            events.extend(self._part(part))
+        events.extend(self._citations(field(candidate, "citation_metadata")))
+        if field(candidate, "grounding_metadata") is not None:
+            events.extend(
+                self._note_once(
+                    "grounding",
+                    "grounding by a provider-run search: see the raw response",
+                    "grounding_metadata",
+                )
+            )
+        reason = _name(field(candidate, "finish_reason"))
+        if reason:
+            events.extend(self._finish(reason, _name(field(candidate, "finish_message"))))
+        return events
+
+    def _part(self, part: Any) -> list[Event]:
+        merger = self.merger
+        call = field(part, "function_call")
+        if call is not None:
+            return self._function_call(call, _signature(field(part, "thought_signature")))
+        text = field(part, "text")
+        if isinstance(text, str) and text:
+            if field(part, "thought"):
+                return merger.reasoning(text)
+            self._text.append(text)
+            return merger.text(text)
+        for kind in _PROVIDER_PARTS:
+            if field(part, kind) is not None:
+                message = f"part of kind {kind!r} is handled by the provider, not an action"
+                return self._note_once("ignored_part", message, kind)
+        return []  # an empty part: a thought signature alone, or an empty text
+
+    # ------------------------------------------------------------------ function calls
+
+    def _function_call(self, call: Any, signature: str | None) -> list[Event]:
+        name = get_str(call, "name")
+        call_id = get_str(call, "id")
+        partial = field(call, "partial_args")
+        more = bool(field(call, "will_continue"))
+        open_call = self._streamed
+        events: list[Event] = []
+        if open_call is not None and (name is None or (not partial and not get(call, "args"))):
+            return self._continue(open_call, partial, more)
+        if open_call is not None:  # a new call while one is streaming: that one is over
+            events.extend(self._end_streamed(open_call))
+        key = self._calls
+        self._calls += 1
+        attributes = {"thought_signature": signature} if signature else None
+        events.extend(self.merger.tool_start(key, name, call_id, attributes))
+        args = get(call, "args")
+        if not more and not partial:  # a whole call, the Gemini API's only kind
+            if args:
+                events.extend(self.merger.tool_args(key, json.dumps(args, ensure_ascii=False)))
+            events.extend(self.merger.tool_end(key))
+            return events
+        streamed = _Streamed(key)
+        self._streamed = streamed
+        text = streamed.writer.start()
+        for arg_name, value in (args or {}).items():  # given whole beside the streamed ones
+            text += streamed.writer.value((str(arg_name),), json.dumps(value, ensure_ascii=False))
+        events.extend(self.merger.tool_args(key, text))
+        events.extend(self._continue(streamed, partial, more))
+        return events
+
+    def _continue(self, streamed: _Streamed, partial: Any, more: bool) -> list[Event]:
+        events: list[Event] = []
+        for arg in partial or ():
+            if streamed.broken:
+                break
+            try:
+                text = self._write(streamed.writer, arg)
+            except OutOfOrder as exc:
+                streamed.broken = True
+                events.extend(self.merger.note("partial_args", f"cannot stream the call: {exc}"))
+                # End the call's JSON text where it is: the call ends as malformed_json,
+                # never completed with a value it did not have.
+                events.extend(self.merger.tool_args(streamed.key, "\x00"))
+                continue
+            events.extend(self.merger.tool_args(streamed.key, text))
+        if not more:
+            events.extend(self._end_streamed(streamed))
+        return events
+
+    @staticmethod
+    def _write(writer: PathWriter, arg: Any) -> str:
+        path = parse_path(get_str(arg, "json_path") or get_str(arg, "jsonPath") or "")
+        more = bool(field(arg, "will_continue"))
+        string = field(arg, "string_value")
+        if isinstance(string, str):
+            return writer.string(path, string, more)
+        for kind in ("number_value", "bool_value"):
+            value = field(arg, kind)
+            if value is not None:
+                return writer.value(path, scalar(value))
+        if field(arg, "null_value") is not None:
+            return writer.value(path, "null")
+        raise OutOfOrder(f"the partial argument at {path!r} has no value")
+
+    def _end_streamed(self, streamed: _Streamed) -> list[Event]:
+        self._streamed = None
+        key = streamed.key
+        events = [] if streamed.broken else self.merger.tool_args(key, streamed.writer.close())
+        events.extend(self.merger.tool_end(key))
+        return events
+
+    # ------------------------------------------------------------------ citations, endings
+
+    def _citations(self, metadata: Any) -> list[Event]:
+        events: list[Event] = []
+        sources = field(metadata, "citations") or field(metadata, "citation_sources") or ()
+        for source in sources:
+            start, end = field(source, "start_index"), field(source, "end_index")
+            uri, title = get_str(source, "uri"), get_str(source, "title")
+            seen = (start, end, uri, title)
+            if seen in self._cited:
+                continue  # Gemini repeats the metadata in later chunks
+            self._cited.add(seen)
+            dump = getattr(source, "model_dump", None)
+            raw = dump(mode="json", exclude_none=True) if callable(dump) else source
+            events.append(
+                Citation(
+                    "citation",
+                    url=uri,
+                    title=title,
+                    start=self._char_offset(start),
+                    end=self._char_offset(end),
+                    raw=dict(raw) if isinstance(raw, dict) else {},
+                )
+            )
+        return events if not self.merger.closed else []
+
+    def _char_offset(self, offset: Any) -> int | None:
+        """Gemini's UTF-8 byte offset into the reply's text, as a character offset."""
+        if not isinstance(offset, int):
+            return None
+        data = "".join(self._text).encode()
+        return len(data[:offset].decode(errors="ignore"))
+
+    def _finish(self, reason: str, message: str | None) -> list[Event]:
+        events: list[Event] = []
+        if self._streamed is not None and reason != "MAX_TOKENS":
+            events.extend(self._end_streamed(self._streamed))
+        if reason == "MAX_TOKENS":
+            self._reason = "length"
+            return events
+        if reason in _FILTERS:
+            self._reason = "length"
+            why = f"Gemini stopped the output: {reason}" + (f" ({message})" if message else "")
+            events.extend(self.merger.note("content_filter", why, reason))
+            return events
+        self._reason = "stop"
+        if reason not in _NATURAL:
+            why = f"finish reason {reason!r}" + (f": {message}" if message else "")
+            events.extend(self.merger.note("finish_reason", why, reason))
+        events.extend(self.merger.end_tools())
+        return events
+
+
+@overload
+def from_gemini(
+    stream: AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    candidate: int = 0,
+    lenient: bool = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def from_gemini(
+    stream: Iterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    candidate: int = 0,
+    lenient: bool = False,
+) -> Iterator[Event]: ...
+
+
+def from_gemini(
+    stream: Iterable[Any] | AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    candidate: int = 0,
+    lenient: bool = False,
+) -> Iterator[Event] | AsyncIterator[Event]:
+    """Events of a Gemini stream: a sync iterator for ``generate_content_stream``, an
+    async one for ``client.aio.models.generate_content_stream``.  Options as in
+    :func:`unspool.from_openai`; ``candidate`` picks the candidate to follow."""
+    decoder = GeminiDecoder(
+        text_parser, stream_id=stream_id, registry=registry, candidate=candidate, lenient=lenient
+    )
+    if isinstance(stream, AsyncIterable):
+        return drive_async(stream, decoder)
+    return drive_sync(stream, decoder)

@@ -1,0 +1,135 @@
+"""Ollama chat streams in, unspool events out (the official ``ollama`` SDK).
+
+:func:`from_ollama` takes what ``client.chat(..., stream=True)`` returns (sync
+``Client`` or ``AsyncClient``, extra ``unspool[ollama]``): a stream of ``ChatResponse``
+chunks, or the raw NDJSON objects of ``POST /api/chat``.  Mapping, in stream order:
+
+* ``message.content`` -> the text protocol; ``message.thinking`` -> ``ReasoningDelta``;
+* ``message.tool_calls``: Ollama sends each call whole (name and an arguments object)
+  -> ``ActionStarted``, ``ActionArgsDelta``, ``ActionComplete`` / ``ActionInvalid``;
+* ``done_reason``: ``"stop"`` ends normally, ``"length"`` is truncation
+  (``StreamDone(truncated)``), others (``"load"``, ``"unload"``) are reported;
+* an ``error`` object (the SDK raises ``ResponseError``) -> ``StreamError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, overload
+
+from unspool.events import Event
+from unspool.protocols.emitter import ActionValidator
+from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.parsers import TextProtocol
+from unspool.sources.payload import get, get_str
+from unspool.sources.provider_decoder import ProviderDecoder
+
+__all__ = ["OllamaDecoder", "from_ollama", "recognise"]
+
+
+def recognise(item: Any) -> bool:
+    """Whether ``item`` is an Ollama chat chunk (it has ``message`` and ``done``)."""
+    return get(item, "done") is not None and get(item, "message") is not None
+
+
+class OllamaDecoder(ProviderDecoder):
+    """``ChatResponse`` chunks (or ``/api/chat`` NDJSON objects) in, events out (sans-I/O)."""
+
+    __slots__ = ("_calls",)
+
+    def __init__(
+        self,
+        text_parser: TextProtocol | None = None,
+        *,
+        stream_id: str | None = None,
+        registry: ActionValidator | None = None,
+        lenient: bool = False,
+    ) -> None:
+        super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+        self._calls = 0
+
+    def _event(self, event: Any) -> list[Event]:
+        error = get(event, "error")
+        if error:
+            return self.merger.fail(str(error), "error")
+        merger = self.merger
+        events: list[Event] = []
+        message = get(event, "message")
+        thinking = get_str(message, "thinking")
+        if thinking:
+            events.extend(merger.reasoning(thinking))
+        content = get_str(message, "content")
+        if content:
+            events.extend(merger.text(content))
+        for call in get(message, "tool_calls") or ():
+            events.extend(self._tool_call(call))
+        if get(event, "done"):
+            events.extend(self._done(get_str(event, "done_reason")))
+        return events
+
+    def _tool_call(self, call: Any) -> list[Event]:
+        function = get(call, "function")
+        key = self._calls
+        self._calls += 1
+        events = self.merger.tool_start(key, get_str(function, "name"), get_str(call, "id"))
+        arguments = get(function, "arguments")
+        if isinstance(arguments, str):  # some servers send the arguments as JSON text
+            events.extend(self.merger.tool_args(key, arguments))
+        elif isinstance(arguments, Mapping) and arguments:
+            text = json.dumps(dict(arguments), ensure_ascii=False)
+            events.extend(self.merger.tool_args(key, text))
+        elif arguments is not None and not isinstance(arguments, Mapping):
+            text = json.dumps(arguments, ensure_ascii=False, default=repr)
+            events.extend(self.merger.tool_args(key, text))
+        events.extend(self.merger.tool_end(key))
+        return events
+
+    def _done(self, reason: str | None) -> list[Event]:
+        if reason == "length":
+            self._reason = "length"
+            return []
+        self._reason = "stop"
+        events = self.merger.end_tools()
+        if reason not in (None, "", "stop"):
+            events.extend(self.merger.note("done_reason", f"done reason {reason!r}", reason))
+        return events
+
+
+@overload
+def from_ollama(
+    stream: AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
+def from_ollama(
+    stream: Iterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> Iterator[Event]: ...
+
+
+def from_ollama(
+    stream: Iterable[Any] | AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> Iterator[Event] | AsyncIterator[Event]:
+    """Events of an Ollama chat stream: a sync iterator for ``Client.chat(stream=True)``,
+    an async one for ``AsyncClient.chat(stream=True)``.  Options as in
+    :func:`unspool.from_openai`."""
+    decoder = OllamaDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
+    if isinstance(stream, AsyncIterable):
+        return drive_async(stream, decoder)
+    return drive_sync(stream, decoder)

@@ -1,0 +1,424 @@
+"""The tool loop closed, per provider, over each real SDK and real HTTP.
+
+Turn 1: the model calls three actions (one runs, one has invalid arguments, one's
+handler raises); the dispatcher runs them; the provider's result builder makes the next
+messages; turn 2's request must carry them in the provider's documented shape (checked
+by ``replay.conversation_shapes``); the model then answers in text and the loop stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+import boto3
+import ollama
+import openai
+import pytest
+from google import genai
+
+from replay import ReplayServer, Reply, acollect, wire
+from replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
+from replay.bedrock_wire import converse_events, event_stream
+from replay.conversation_shapes import CHECKS
+from replay.gemini_wire import call as gemini_call
+from replay.gemini_wire import chunk, gemini_sse
+from replay.gemini_wire import text as gemini_text
+from replay.ollama_wire import CONTENT_TYPE as NDJSON
+from replay.ollama_wire import line, ndjson, tool_call
+from unspool.actions.dispatcher import Dispatcher
+from unspool.actions.ledger import MemoryLedger
+from unspool.actions.registry import ActionRegistry
+from unspool.events import (
+    ActionComplete,
+    ActionFailed,
+    ActionInvalid,
+    ActionResult,
+    Diagnostic,
+    Event,
+    StreamDone,
+    TextDelta,
+)
+from unspool.sources.providers import tool_results
+from unspool.sources.turns import run_turns
+
+SSE = "text/event-stream; charset=utf-8"
+SIGNED = {"thoughtSignature": "c2lnbmF0dXJlLUE="}
+ANSWER = "It is 21 °C in Paris ☀️."
+PARIS = '{"city": "Paris"}'
+LYON = '{"town": "Lyon"}'
+RESULTS = [
+    ('{"city": "Paris", "temp_c": 21}', False),
+    (
+        "Error: the arguments of get_weather are invalid. Fix these and call it again:\n"
+        "- city: Field required\n"
+        "- town: Extra inputs are not permitted",
+        True,
+    ),
+    ("Error: explode failed (RuntimeError): the sensor is offline", True),
+]
+
+
+def make_registry(ran: list[str]) -> ActionRegistry:
+    registry = ActionRegistry()
+
+    @registry.action
+    def get_weather(city: str) -> dict[str, Any]:
+        """The weather in a city."""
+        ran.append(city)
+        return {"city": city, "temp_c": 21}
+
+    @registry.action
+    def explode() -> str:
+        """Always fails."""
+        raise RuntimeError("the sensor is offline")
+
+    return registry
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ReplayServer]:
+    with ReplayServer() as s:
+        yield s
+
+
+@dataclass
+class Case:
+    name: str
+    first: Reply
+    second: Reply
+    messages: list[Any]
+    call: Callable[[ReplayServer, ActionRegistry], Callable[[list[Any]], Any]]
+
+
+def _chat() -> Case:
+    calls = [
+        wire.Call("get_weather", "call_A", [PARIS]),
+        wire.Call("get_weather", "call_B", [LYON]),
+        wire.Call("explode", "call_C", ["{}"]),
+    ]
+    first = wire.sse(wire.chat_chunks(calls, "tool_calls"), named=False, done=True)
+    second = wire.sse(wire.chat_chunks([wire.Text([ANSWER])], "stop"), named=False, done=True)
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+        return lambda messages: client.chat.completions.create(
+            model="gpt-4o-mini", messages=messages, tools=registry.tools("openai"), stream=True
+        )
+
+    return Case(
+        "openai_chat", Reply([first]), Reply([second]), [{"role": "user", "content": "?"}], call
+    )
+
+
+def _responses() -> Case:
+    calls = [
+        wire.Call("get_weather", "call_A", [PARIS]),
+        wire.Call("get_weather", "call_B", [LYON]),
+        wire.Call("explode", "call_C", ["{}"]),
+    ]
+    first = wire.sse(wire.response_events(calls), named=True)
+    second = wire.sse(wire.response_events([wire.Text([ANSWER])]), named=True)
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+        return lambda items: client.responses.create(
+            model="gpt-4.1-mini",
+            input=items,
+            tools=registry.tools("openai_responses"),
+            stream=True,
+        )
+
+    return Case(
+        "openai_responses",
+        Reply([first]),
+        Reply([second]),
+        [{"role": "user", "content": "?"}],
+        call,
+    )
+
+
+def _anthropic() -> Case:
+    calls = [
+        wire.Call("get_weather", "toolu_A", [PARIS]),
+        wire.Call("get_weather", "toolu_B", [LYON]),
+        wire.Call("explode", "toolu_C", ["{}"]),
+    ]
+    first = wire.sse(
+        wire.anthropic_events([wire.Text(["Let me check."]), *calls], "tool_use"), named=True
+    )
+    second = wire.sse(wire.anthropic_events([wire.Text([ANSWER])]), named=True)
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="k", max_retries=0)
+        return lambda messages: client.messages.create(
+            model="claude-test",
+            max_tokens=256,
+            messages=messages,
+            tools=registry.tools("anthropic"),
+            stream=True,
+        )
+
+    return Case(
+        "anthropic", Reply([first]), Reply([second]), [{"role": "user", "content": "?"}], call
+    )
+
+
+def _gemini() -> Case:
+    first = gemini_sse(
+        [
+            # Gemini 3 signs parallel calls on the first part only; it must come back there
+            chunk({**gemini_call("get_weather", {"city": "Paris"}, id="fc_A"), **SIGNED}),
+            chunk(gemini_call("get_weather", {"town": "Lyon"}, id="fc_B")),
+            chunk(gemini_call("explode", {}, id="fc_C"), finish="STOP"),
+        ]
+    )
+    second = gemini_sse([chunk(gemini_text(ANSWER), finish="STOP")])
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = genai.Client(api_key="k", http_options={"base_url": server.url})
+        config = {"tools": [{"function_declarations": registry.tools("gemini")}]}
+        return lambda contents: client.aio.models.generate_content_stream(
+            model="gemini-2.5-flash", contents=contents, config=config
+        )
+
+    return Case(
+        "gemini",
+        Reply([first]),
+        Reply([second]),
+        [{"role": "user", "parts": [{"text": "?"}]}],
+        call,
+    )
+
+
+def _bedrock() -> Case:
+    first = event_stream(
+        converse_events(
+            [
+                ("tool", ("tooluse_A", "get_weather", [PARIS])),
+                ("tool", ("tooluse_B", "get_weather", [LYON])),
+                ("tool", ("tooluse_C", "explode", ["{}"])),
+            ],
+            "tool_use",
+        )
+    )
+    second = event_stream(converse_events([("text", [ANSWER])]))
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = boto3.client(
+            "bedrock-runtime",
+            endpoint_url=server.url,
+            region_name="us-east-1",
+            aws_access_key_id="AKIDEXAMPLE",
+            aws_secret_access_key="secret",
+        )
+        tools = {"tools": registry.tools("bedrock")}
+        return lambda messages: client.converse_stream(
+            modelId="anthropic.claude-sonnet-4", messages=messages, toolConfig=tools
+        )
+
+    return Case(
+        "bedrock",
+        Reply([first], content_type=EVENTSTREAM),
+        Reply([second], content_type=EVENTSTREAM),
+        [{"role": "user", "content": [{"text": "?"}]}],
+        call,
+    )
+
+
+def _ollama() -> Case:
+    calls = [
+        tool_call("get_weather", {"city": "Paris"}),
+        tool_call("get_weather", {"town": "Lyon"}),
+        tool_call("explode", {}),
+    ]
+    first = ndjson([line(tool_calls=calls), line(done_reason="stop")])
+    second = ndjson([line(ANSWER), line(done_reason="stop")])
+
+    def call(server: ReplayServer, registry: ActionRegistry) -> Callable[[list[Any]], Any]:
+        client = ollama.AsyncClient(host=server.url)
+        return lambda messages: client.chat(
+            model="qwen3:8b", messages=messages, tools=registry.tools("ollama"), stream=True
+        )
+
+    return Case(
+        "ollama",
+        Reply([first], content_type=NDJSON),
+        Reply([second], content_type=NDJSON),
+        [{"role": "user", "content": "?"}],
+        call,
+    )
+
+
+CASES = {
+    case.name: case
+    for case in (_chat(), _responses(), _anthropic(), _gemini(), _bedrock(), _ollama())
+}
+BUILDERS = {
+    "openai_chat": tool_results.openai_chat_results,
+    "openai_responses": tool_results.openai_responses_results,
+    "anthropic": tool_results.anthropic_results,
+    "gemini": tool_results.gemini_results,
+    "bedrock": tool_results.bedrock_results,
+    "ollama": tool_results.ollama_results,
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
+    case = CASES[name]
+    ran: list[str] = []
+    registry = make_registry(ran)
+    server.play(case.first, case.second)
+    before = len(server.requests)
+    by_name = {"openai_chat": "openai", "openai_responses": None}.get(name, name)
+    loop = run_turns(  # the row's name where its builder is this format's, else the builder
+        case.call(server, registry),
+        case.messages,
+        dispatcher=Dispatcher(registry),
+        provider=by_name,
+        results=BUILDERS[name] if by_name is None else None,
+        stream_id="conv",
+    )
+    events = await acollect(loop)
+    assert ran == ["Paris"]  # exactly once; the invalid call never ran
+    assert (loop.turns, loop.stopped) == (2, "answered")
+    outcomes = [
+        e
+        for e in events
+        if isinstance(e, (ActionComplete, ActionInvalid, ActionResult, ActionFailed))
+    ]
+    assert [(type(e).__name__, e.id) for e in outcomes] == [
+        ("ActionComplete", "conv/0:0"),
+        ("ActionResult", "conv/0:0"),
+        ("ActionInvalid", "conv/0:1"),
+        ("ActionComplete", "conv/0:2"),
+        ("ActionFailed", "conv/0:2"),
+    ]
+    dones = [e for e in events if isinstance(e, StreamDone)]
+    assert dones == [
+        StreamDone("complete", 2, 1, dones[0].text_chars),
+        StreamDone("complete", 0, 0, len(ANSWER)),
+    ]
+    assert events[-2:] == [TextDelta(ANSWER), dones[-1]]
+    # the second request carries the results, in the provider's documented shape
+    requests = server.requests[before:]
+    assert len(requests) == 2
+    assert CHECKS[name](requests[1][2]) == RESULTS
+    if name == "gemini":
+        parts = requests[1][2]["contents"][-2]["parts"]
+        assert [p.get("thoughtSignature") for p in parts] == ["c2lnbmF0dXJlLUE=", None, None]
+    # the conversation grew by both turns (the final answer included)
+    assert len(loop.messages) > len(case.messages) + 1
+
+
+async def test_max_turns_stops_with_a_diagnostic(server: ReplayServer) -> None:
+    case = CASES["openai_chat"]
+    ran: list[str] = []
+    registry = make_registry(ran)
+    server.play(case.first)
+    loop = run_turns(
+        case.call(server, registry),
+        case.messages,
+        results=tool_results.openai_chat_results,
+        dispatcher=Dispatcher(registry),
+        max_turns=1,
+    )
+    events = await acollect(loop)
+    assert (loop.turns, loop.stopped) == (1, "max_turns")
+    assert isinstance(events[-2], Diagnostic) and events[-2].kind == "max_turns"
+    assert isinstance(events[-1], StreamDone)
+    assert [m["role"] for m in loop.messages] == ["user", "assistant", "tool", "tool", "tool"]
+
+
+async def test_rerun_with_the_same_ledger_replays_instead_of_running_again(
+    server: ReplayServer,
+) -> None:
+    case = CASES["anthropic"]
+    ran: list[str] = []
+    registry = make_registry(ran)
+    ledger = MemoryLedger()
+    for _ in range(2):
+        server.play(case.first, case.second)
+        loop = run_turns(
+            case.call(server, registry),
+            case.messages,
+            results=tool_results.anthropic_results,
+            dispatcher=Dispatcher(registry, ledger),
+            stream_id="resume-1",
+        )
+        events = await acollect(loop)
+    assert ran == ["Paris"]
+    replayed = [e for e in events if isinstance(e, ActionResult)]
+    assert replayed and all(e.replayed for e in replayed)
+
+
+async def test_cancelled_mid_turn_stops_the_loop(server: ReplayServer) -> None:
+    case = CASES["openai_chat"]
+    registry = make_registry([])
+    server.disconnected.clear()
+    server.play(Reply([b'data: {"choices": []}\n\n'], end="stall"))
+    loop = run_turns(
+        case.call(server, registry),
+        case.messages,
+        results=tool_results.openai_chat_results,
+        dispatcher=Dispatcher(registry),
+    )
+    seen: list[Event] = []
+
+    async def consume() -> None:
+        async for event in loop:
+            seen.append(event)
+
+    task = asyncio.ensure_future(consume())
+    await asyncio.sleep(0.2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert seen == [StreamDone("aborted", 0, 0, 0)]
+    assert loop.stopped == "aborted" and loop.turns == 1
+    assert await asyncio.to_thread(server.disconnected.wait, 5)
+
+
+async def test_abort_event_stops_the_loop(server: ReplayServer) -> None:
+    case = CASES["openai_chat"]
+    registry = make_registry([])
+    server.play(Reply([b'data: {"choices": []}\n\n'], end="stall"))
+    abort = asyncio.Event()
+    asyncio.get_running_loop().call_later(0.2, abort.set)
+    loop = run_turns(
+        case.call(server, registry),
+        case.messages,
+        results=tool_results.openai_chat_results,
+        dispatcher=Dispatcher(registry),
+        abort=abort,
+    )
+    assert await acollect(loop) == [StreamDone("aborted", 0, 0, 0)]
+    assert loop.stopped == "aborted"
+
+
+def test_results_by_provider_name() -> None:
+    dispatcher = Dispatcher(ActionRegistry())
+    loop = run_turns(lambda m: [], [], results="bedrock", dispatcher=dispatcher)
+    assert loop.results is tool_results.bedrock_results
+    assert run_turns(lambda m: [], [], provider="gemini", dispatcher=dispatcher).results is (
+        tool_results.gemini_results
+    )
+    with pytest.raises(ValueError, match="unknown provider"):
+        run_turns(lambda m: [], [], results="nope", dispatcher=dispatcher)
+    with pytest.raises(ValueError, match="give the provider"):
+        run_turns(lambda m: [], [], dispatcher=dispatcher)
+
+
+def test_max_turns_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_turns"):
+        run_turns(
+            lambda m: [],
+            [],
+            results=tool_results.openai_chat_results,
+            dispatcher=Dispatcher(ActionRegistry()),
+            max_turns=0,
+        )
