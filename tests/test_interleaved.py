@@ -39,6 +39,7 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols.utf8 import INVALID_UTF8
 
 # -- spec/actions.md cases 1-14 ----------------------------------------------------
 
@@ -652,14 +653,15 @@ def test_bytes_split_inside_characters() -> None:
 def test_invalid_utf8_is_replaced_and_reported() -> None:
     events = parse_interleaved(b'[{"type":"text","content":"a\xffb"}]', stream_id="stream")
     assert events == [
-        Diagnostic("invalid_utf8", "invalid UTF-8 replaced by U+FFFD (invalid start byte)"),
-        T("a\ufffdb"),
+        T("a"),
+        Diagnostic("invalid_utf8", INVALID_UTF8, 28),
+        T("\ufffdb"),
         done(chars=3),
     ]
     parser = InterleavedParser(stream_id="stream")
     assert parser.feed(b"ok \xe4\xb8") == [T("ok ")]
     assert parser.finish() == [
-        Diagnostic("invalid_utf8", "invalid UTF-8 replaced by U+FFFD (unexpected end of data)"),
+        Diagnostic("invalid_utf8", INVALID_UTF8, 3),
         T("\ufffd"),
         done(chars=4),
     ]

@@ -64,7 +64,6 @@ ever sent again; ``finish()`` is idempotent.
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import Any, Literal
 
@@ -88,6 +87,8 @@ from unspool.protocols.interleaved_prose import (
     Segment,
 )
 from unspool.protocols.think import LeadingThink, Piece
+from unspool.protocols.utf8 import Segment as Decoded
+from unspool.protocols.utf8 import Utf8Decoder
 
 __all__ = ["InterleavedParser", "ProsePolicy", "parse_interleaved"]
 
@@ -172,9 +173,7 @@ class InterleavedParser:
     """
 
     __slots__ = (
-        "_bytes_seen",
         "_cand",
-        "_decoder",
         "_error",
         "_finished",
         "_held",
@@ -190,6 +189,7 @@ class InterleavedParser:
         "_text_chars",
         "_think",
         "_truncated",
+        "_utf8",
         "emitter",
     )
 
@@ -206,8 +206,7 @@ class InterleavedParser:
         self.emitter = ActionEmitter(stream_id, registry)
         self._lenient = lenient
         self._hold = prose == "hold"
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._bytes_seen = False  # str-only streams skip the decoder entirely
+        self._utf8 = Utf8Decoder()
         self._scanner = ProseScanner()
         self._think = LeadingThink()
         self._phase = _PROSE
@@ -236,11 +235,7 @@ class InterleavedParser:
         if self._finished:
             raise RuntimeError("feed() after finish()")
         out: list[Event] = []
-        text = self._decode(chunk, out, final=False)
-        if text:
-            pos = self._offset
-            self._offset += len(text)
-            self._pieces(self._think.feed(text, pos), out)
+        self._decoded(self._utf8.feed(chunk), out)
         return self._count(out)
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -249,11 +244,7 @@ class InterleavedParser:
         if self._finished:
             return []
         out: list[Event] = []
-        rest = self._decode(b"", out, final=True)
-        if rest:
-            pos = self._offset
-            self._offset += len(rest)
-            self._pieces(self._think.feed(rest, pos), out)
+        self._decoded(self._utf8.finish(), out)
         self._pieces(self._think.finish(), out)
         self._finished = True
         if self._phase == _PROSE and not self._scanner.seen_text:
@@ -286,28 +277,16 @@ class InterleavedParser:
 
     # -- decoding ----------------------------------------------------------------
 
-    def _decode(self, chunk: str | bytes, out: list[Event], final: bool) -> str:
-        if type(chunk) is str and not self._bytes_seen:
-            return chunk
-        decoder = self._decoder
-        if isinstance(chunk, str):
-            pending = decoder.getstate()[0]
-            if pending:  # a str chunk after an incomplete UTF-8 sequence
-                return self._decode(b"", out, final=True) + chunk
-            return chunk
-        self._bytes_seen = True
-        state = decoder.getstate()
-        try:
-            return str(decoder.decode(bytes(chunk), final))
-        except UnicodeDecodeError as err:
-            out.append(
-                Diagnostic("invalid_utf8", f"invalid UTF-8 replaced by U+FFFD ({err.reason})")
-            )
-            lax = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            lax.setstate(state)
-            text = str(lax.decode(bytes(chunk), final))
-            decoder.setstate(lax.getstate())
-            return text
+    def _decoded(self, segments: list[Decoded], out: list[Event]) -> None:
+        """Process the decoded text; an ``invalid_utf8`` report goes out after the
+        events of the text before it."""
+        for seg in segments:
+            if isinstance(seg, str):
+                pos = self._offset
+                self._offset += len(seg)
+                self._pieces(self._think.feed(seg, pos), out)
+            else:
+                out.append(seg)
 
     # -- prose, array, closing, after -------------------------------------------
 
