@@ -121,7 +121,7 @@ def test_converse_stream(server: ReplayServer, how: str) -> None:
 
 def test_the_event_stream_itself_and_bedrock_stream(server: ReplayServer) -> None:
     response = converse(server, [TOOLS_BODY])
-    assert bedrock_stream(response) is response["stream"]
+    assert bedrock_stream(response).stream is response["stream"]
     assert collect(from_bedrock(response["stream"])) == TOOLS
 
 
@@ -228,7 +228,7 @@ def test_recognise_and_unwrap(server: ReplayServer) -> None:
     from unspool.sources.providers.bedrock import recognise, unwrap
 
     response = converse(server, [TOOLS_BODY])
-    assert unwrap(response) is response["stream"]
+    assert unwrap(response).stream is response["stream"]
     assert unwrap({"stream": 1}) is None and unwrap([1]) is None
     items = list(response["stream"])
     assert all(recognise(item) for item in items)

@@ -34,6 +34,7 @@ from unspool.sources.provider_decoder import ProviderDecoder
 __all__ = [
     "BEDROCK_EVENT_TYPES",
     "BedrockDecoder",
+    "EventStreamReader",
     "bedrock_stream",
     "from_bedrock",
     "recognise",
@@ -187,18 +188,45 @@ def recognise(item: Any) -> bool:
     return name in BEDROCK_EVENT_TYPES or (isinstance(name, str) and name.endswith("Exception"))
 
 
+class EventStreamReader:
+    """A botocore ``EventStream`` whose ``close()`` also ends a read blocked in another
+    thread (``generate()`` reads boto3's synchronous stream in a worker thread): it shuts
+    the response's socket down first (urllib3's ``HTTPResponse.shutdown()``), so an abort
+    releases the connection at once instead of after the read timeout."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.stream)
+
+    def close(self) -> None:
+        raw = getattr(self.stream, "_raw_stream", None)  # botocore keeps the urllib3 response
+        shutdown = getattr(raw, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+        close = getattr(self.stream, "close", None)
+        if callable(close):
+            close()
+
+
 def bedrock_stream(response: Any) -> Any:
-    """The ``EventStream`` of a ``converse_stream`` response (the stream itself unchanged)."""
+    """The ``EventStream`` of a ``converse_stream`` response (or the stream given), as an
+    :class:`EventStreamReader`; anything else (a list of events) unchanged."""
     if isinstance(response, Mapping) and "stream" in response:
-        return response["stream"]
+        response = response["stream"]
+    if hasattr(response, "_raw_stream"):
+        return EventStreamReader(response)
     return response
 
 
 def unwrap(result: Any) -> Any:
-    """The ``EventStream`` inside a ``converse_stream`` response dict, or ``None`` for
-    anything else (how ``generate()`` finds the stream in what the model call returned)."""
+    """The stream inside a ``converse_stream`` response dict, or ``None`` for anything else
+    (how ``generate()`` finds the stream in what the model call returned)."""
     if isinstance(result, Mapping) and "stream" in result and "ResponseMetadata" in result:
-        return result["stream"]
+        return bedrock_stream(result)
     return None
 
 

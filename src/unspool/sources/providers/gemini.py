@@ -20,6 +20,10 @@ too.  Mapping, in stream order, for the first candidate:
   ``MALFORMED_FUNCTION_CALL`` and unknown reasons are reported;
 * code execution, inline data and grounding are run or given by the provider: reported
   once each as a ``Diagnostic``, never as actions.
+
+An abort or a cancellation while the next chunk is awaited closes the SDK's HTTP response
+at once.  Closed between two reads, google-genai's async stream (nested async generators)
+releases its response only when the garbage collector finds it.
 """
 
 from __future__ import annotations
