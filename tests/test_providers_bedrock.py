@@ -234,3 +234,16 @@ def test_recognise_and_unwrap(server: ReplayServer) -> None:
     assert all(recognise(item) for item in items)
     assert not recognise({"choices": []}) and not recognise({"type": "message_start"})
     assert not recognise({"messageStart": {}, "x": 1})
+
+
+async def test_an_async_stream_of_events() -> None:
+    from replay import acollect
+
+    async def events() -> Any:
+        for name, members in converse_events([("text", ["Hé"])]):
+            yield {name: members}
+
+    assert await acollect(from_bedrock(events())) == [
+        TextDelta("Hé"),
+        StreamDone("complete", 0, 0, 2),
+    ]

@@ -21,12 +21,12 @@ Mapping, in stream order:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from typing import Any, overload
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_sync
+from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -230,6 +230,18 @@ def unwrap(result: Any) -> Any:
     return None
 
 
+@overload
+def from_bedrock(
+    response: AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
 def from_bedrock(
     response: Iterable[Any] | Mapping[str, Any],
     text_parser: TextProtocol | None = None,
@@ -237,8 +249,22 @@ def from_bedrock(
     stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
-) -> Iterator[Event]:
-    """Events of a Bedrock ``converse_stream`` response (boto3 is synchronous; under
-    ``generate()`` it is read in a worker thread).  Options as in :func:`unspool.from_openai`."""
+) -> Iterator[Event]: ...
+
+
+def from_bedrock(
+    response: Iterable[Any] | AsyncIterable[Any] | Mapping[str, Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> Iterator[Event] | AsyncIterator[Event]:
+    """Events of a Bedrock ``converse_stream`` response: boto3's is synchronous (under
+    ``generate()`` it is read in a worker thread); an async stream of the same events
+    (aioboto3's) gives an async iterator.  Options as in :func:`unspool.from_openai`."""
     decoder = BedrockDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    return drive_sync(bedrock_stream(response), decoder)
+    stream = bedrock_stream(response)
+    if isinstance(stream, AsyncIterable):
+        return drive_async(stream, decoder)
+    return drive_sync(stream, decoder)
