@@ -229,24 +229,50 @@ def _orjson(orjson: Any) -> Callable[[Stream], Any]:
 def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
     """unspool's rows: streamed, streamed with path events, and one chunk.
 
-    Empty with a note when ``unspool.core.jsonstream`` is not importable yet.
+    The rows named ``unspool`` run on the default machine (the C one when
+    ``unspool.accelerated``); strict runs add the same three rows on the
+    pure-Python machine (``unspool py``) when the C machine is there, so both
+    show side by side.  Empty with a note when ``unspool.core.jsonstream`` is not
+    importable yet.
     """
     try:
         mod = importlib.import_module("unspool.core.jsonstream")
     except ImportError as exc:
         return [], [f"unspool rows skipped: unspool.core.jsonstream not importable ({exc})"]
     json_stream_cls: Any = mod.JsonStream
+    machines = optional_module("unspool.core.machines")
     tag = " lenient" if lenient else ""
+    rows: list[Peer] = []
+    variants = [("", None)]
+    if machines is not None and not lenient and machines.ACCELERATED:
+        variants.append((" py", "python"))
+    for label, machine in variants:
+        rows += _unspool_rows(json_stream_cls, machines, machine, tag + label, lenient)
+    return rows, []
+
+
+def _unspool_rows(
+    json_stream_cls: Any, machines: Any, machine: str | None, tag: str, lenient: bool
+) -> list[Peer]:
+    def new(**options: Any) -> Any:
+        if machine is None:
+            return json_stream_cls(**options)
+        before = machines.selected()
+        machines.select(machine)
+        try:
+            return json_stream_cls(**options)
+        finally:
+            machines.select(before)
 
     def streamed(stream: Stream) -> Any:
-        p = json_stream_cls(lenient=lenient)
+        p = new(lenient=lenient)
         feed = p.feed
         for c in stream.chunks:
             feed(c)
         return p.finish()
 
     def with_events(stream: Stream) -> Any:
-        p = json_stream_cls(events=True, lenient=lenient)
+        p = new(events=True, lenient=lenient)
         feed_events = p.feed_events
         for c in stream.chunks:
             feed_events(c)
@@ -254,15 +280,16 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
         return p.value
 
     def one_chunk(stream: Stream) -> Any:
-        p = json_stream_cls(lenient=lenient)
+        p = new(lenient=lenient)
         p.feed(stream.text)
         return p.finish()
 
+    where = "" if machine is None else " (pure-Python machine)"
     return [
-        Peer(f"unspool{tag}", "unspool", streamed, "JsonStream.feed per chunk"),
-        Peer(f"unspool{tag}+events", "unspool", with_events, "feed_events per chunk"),
-        Peer(f"unspool{tag} 1-chunk", "floor", one_chunk, "whole document in one feed"),
-    ], []
+        Peer(f"unspool{tag}", "unspool", streamed, "JsonStream.feed per chunk" + where),
+        Peer(f"unspool{tag}+events", "unspool", with_events, "feed_events per chunk" + where),
+        Peer(f"unspool{tag} 1-chunk", "floor", one_chunk, "whole document in one feed" + where),
+    ]
 
 
 def core_peers() -> tuple[list[Peer], list[str]]:

@@ -29,6 +29,7 @@ SECTIONS: dict[str, str] = {
     "tags": "bench.sec_tags",
     "models": "bench.sec_models",
     "providers": "bench.sec_providers",
+    "ledgers": "bench.sec_ledgers",
 }
 """Section name -> module with ``run(profile) -> dict``."""
 

@@ -1,24 +1,40 @@
-"""Run every core test on both JsonStream machines.
+"""Setup every test module shares: the hypothesis profile, both core machines, and
+per-run shared folders.
 
-Each module named ``test_core_*`` (and the other modules in :data:`BOTH_MACHINES`)
-is collected twice, once per machine: ``[python]`` runs the pure-Python reference,
-``[c]`` the C machine of ``unspool.core._speedups`` (left out, with a note in the
-test ids, when the extension is not built).  A test module needs no change: the
-module-scoped autouse fixture :func:`machine` selects the machine before its tests run.
+* The hypothesis profile (``hypothesis_profiles``) is loaded here, before any test
+  module is imported, so ``examples(weight)`` in a decorator already sees it.
+* Each module named ``test_core_*`` (and the other modules in :data:`BOTH_MACHINES`)
+  is collected twice, once per JsonStream machine: ``[python]`` runs the pure-Python
+  reference, ``[c]`` the C machine of ``unspool.core._speedups`` (left out, with a
+  note in the test ids, when the extension is not built).  A test module needs no
+  change: the module-scoped autouse fixture :func:`machine` selects the machine
+  before its tests run.
+* The suite runs under pytest-xdist (``-n auto --dist loadgroup`` in
+  ``pyproject.toml``); ``run_support`` says what a fixture needs to be safe there,
+  and :func:`build_once` gives the workers one folder built once per run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+import run_support
+from hypothesis_profiles import load_profile
 from unspool.core import machines
+
+PROFILE = load_profile()
 
 BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_speedups")
 """Modules outside ``test_core_*`` that also run on both machines."""
 
 MACHINES = ["python", "c"] if machines.AVAILABLE else ["python"]
+
+
+def pytest_report_header() -> str:
+    return f"hypothesis profile: {PROFILE} (set UNSPOOL_HYPOTHESIS=dev, ci or long)"
 
 
 def _on_both(module_name: str) -> bool:
@@ -39,3 +55,26 @@ def machine(request: pytest.FixtureRequest) -> Iterator[str]:
     machines.select(name)
     yield name
     machines.select(before)
+
+
+@pytest.fixture(scope="session")
+def worker_id() -> str:
+    """``"gw0"``, ``"gw1"``... under xdist, ``"master"`` in a single process."""
+    return run_support.worker_id()
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder all the processes of this pytest run share (xdist workers included)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent / "shared" if run_support.worker_id() != "master" else base / "shared"
+
+
+@pytest.fixture(scope="session")
+def build_once(run_dir: Path) -> Callable[[str, Callable[[Path], None]], Path]:
+    """``build_once(key, build)``: a folder built once per run, whichever worker asks first."""
+
+    def once(key: str, build: Callable[[Path], None]) -> Path:
+        return run_support.build_once(run_dir, key, build)
+
+    return once

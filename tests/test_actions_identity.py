@@ -1,5 +1,6 @@
 """Exactly once, for real (issue 11): fingerprints in the ledger, a validating
-dispatcher, hostile values that never lose an outcome or hang, the handler's context."""
+dispatcher, hostile values that never lose an outcome or hang, the handler's context;
+with every kind of ledger."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 import unspool.actions.registry as registry_module
+from actions_support.servers import KINDS, ledger_of
 from actions_support.streams import action_stream
 from unspool import ActionContext
 from unspool.actions.dispatcher import Dispatcher
@@ -35,13 +37,11 @@ def outcomes(events: list[Event]) -> list[Event]:
     return [e for e in events if isinstance(e, (ActionResult, ActionFailed))]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=KINDS)
 def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Ledger]:
-    if request.param == "memory":
-        yield MemoryLedger()
-    else:
-        with SqliteLedger(tmp_path / "l.db") as db:
-            yield db
+    """Each ledger kind; PostgreSQL and Redis on the test servers (see servers.py)."""
+    with ledger_of(request.param, tmp_path) as made:
+        yield made
 
 
 def bank(paid: list[tuple[str, int]]) -> ActionRegistry:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
+import gc
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from datetime import datetime, timezone
@@ -17,10 +13,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from unspool.actions.ledger import Ledger, LedgerError, MemoryLedger, SqliteLedger
-
-SUPPORT = Path(__file__).parent / "actions_support" / "crash_worker.py"
-SRC = Path(__file__).parent.parent / "src"
+from actions_support.processes import charged, crash_mid_action, finish_worker
+from actions_support.servers import KINDS, ledger_of
+from unspool.actions.ledger import Ledger, LedgerError, SqliteLedger
 
 
 class Receipt(BaseModel):
@@ -28,13 +23,11 @@ class Receipt(BaseModel):
     cents: int
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=KINDS)
 def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryLedger()
-    else:
-        with SqliteLedger(tmp_path / "l.db") as db:
-            yield db
+    """Each ledger kind; PostgreSQL and Redis on the test servers (see servers.py)."""
+    with ledger_of(request.param, tmp_path) as made:
+        yield made
 
 
 def test_claim_protocol(ledger: Ledger) -> None:
@@ -155,58 +148,10 @@ def test_sqlite_file_format_and_json_results(tmp_path: Path) -> None:
 # processes --------------------------------------------------------------------------------
 
 
-def worker(db: Path, runs: Path, mode: str, *flags: str) -> subprocess.Popen[str]:
-    """The crash worker; its ledger's lease is 0.5 s."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(SUPPORT.parent.parent)])}
-    return subprocess.Popen(
-        [sys.executable, str(SUPPORT), str(db), str(runs), mode, *flags],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-
-
-def outcome_lines(stdout: str) -> list[dict[str, Any]]:
-    events = [json.loads(line) for line in stdout.splitlines()]
-    return [e for e in events if e["type"] in ("action_result", "action_failed")]
-
-
-def crash_mid_action(db: Path, runs: Path, *flags: str) -> None:
-    """Run the worker until the handler of order A is running, then SIGKILL it."""
-    proc = worker(db, runs, "hang", *flags)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.strip() == "RUNNING":
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(30)
-    proc.stdout.close()
-    assert proc.returncode == -signal.SIGKILL
-
-
-def finish_worker(db: Path, runs: Path, *flags: str) -> list[dict[str, Any]]:
-    proc = worker(db, runs, "normal", *flags)
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0
-    return outcome_lines(out)
-
-
-def charged(order: str, cents: int, index: int, *, replayed: bool) -> dict[str, Any]:
-    """The JSON line of the worker's ``charge`` result for ``order``."""
-    return {
-        "type": "action_result",
-        "id": f"reply-1:{index}",
-        "index": index,
-        "name": "charge",
-        "result": {"order": order, "charged": cents},
-        "replayed": replayed,
-    }
-
-
 def test_restarted_process_replays_instead_of_running_again(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    first = finish_worker(db, runs)
-    second = finish_worker(db, runs)
+    first = finish_worker(str(db), runs)
+    second = finish_worker(str(db), runs)
     assert first == [charged("A", 500, 0, replayed=False), charged("B", 700, 1, replayed=False)]
     assert second == [charged("A", 500, 0, replayed=True), charged("B", 700, 1, replayed=True)]
     assert runs.read_text() == "A\nB\n"
@@ -214,7 +159,7 @@ def test_restarted_process_replays_instead_of_running_again(tmp_path: Path) -> N
 
 def test_sigkill_between_started_and_finished_reports_unknown_outcome(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    crash_mid_action(db, runs)
+    crash_mid_action(str(db), runs)
     assert runs.read_text() == "A\n"
     with SqliteLedger(db) as ledger:
         (row,) = ledger.records()
@@ -234,18 +179,18 @@ def test_sigkill_between_started_and_finished_reports_unknown_outcome(tmp_path: 
         "error_type": "unknown_outcome",
         "replayed": False,
     }
-    assert finish_worker(db, runs) == [unknown, charged("B", 700, 1, replayed=False)]
+    assert finish_worker(str(db), runs) == [unknown, charged("B", 700, 1, replayed=False)]
     assert runs.read_text() == "A\nB\n"  # A was not charged a second time
     # and never will be, until resolved by hand; B is now reported from the ledger
-    assert finish_worker(db, runs) == [unknown, charged("B", 700, 1, replayed=True)]
+    assert finish_worker(str(db), runs) == [unknown, charged("B", 700, 1, replayed=True)]
     assert runs.read_text() == "A\nB\n"
 
 
 def test_sigkill_then_restart_reruns_an_idempotent_handler(tmp_path: Path) -> None:
     db, runs = tmp_path / "ledger.db", tmp_path / "runs.txt"
-    crash_mid_action(db, runs, "idempotent")
+    crash_mid_action(str(db), runs, "idempotent")
     # A is run again (not replayed): its earlier run never recorded an outcome
-    assert finish_worker(db, runs, "idempotent") == [
+    assert finish_worker(str(db), runs, "idempotent") == [
         charged("A", 500, 0, replayed=False),
         charged("B", 700, 1, replayed=False),
     ]
@@ -264,3 +209,14 @@ def test_sqlite_synchronous_option(tmp_path: Path) -> None:
         assert ledger._db().execute("PRAGMA synchronous").fetchone() == (2,)
     with pytest.raises(ValueError, match="synchronous"):
         SqliteLedger(tmp_path / "x.db", synchronous="OFF")  # type: ignore[arg-type]
+
+
+def test_sqlite_connections_of_finished_threads_are_closed(tmp_path: Path) -> None:
+    """A concurrent dispatcher's pool threads come and go; their connections go with them."""
+    with SqliteLedger(tmp_path / "t.db") as ledger:
+        for n in range(10):
+            worker = threading.Thread(target=ledger.get, args=(f"k{n}",))
+            worker.start()
+            worker.join()
+        gc.collect()
+        assert len(ledger._all) == 1  # this thread's

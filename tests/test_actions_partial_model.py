@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
+from hypothesis_profiles import examples
 from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
 from unspool.core.errors import MalformedJSON
 
@@ -331,7 +332,7 @@ def check_completed_fields_valid(
             check_completed_fields_valid(child, pending, sub)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
 def test_every_prefix_keeps_types_completed_fields_valid_and_ends_at_model_validate_json(
     whole: str,
@@ -354,7 +355,7 @@ def test_every_prefix_keeps_types_completed_fields_valid_and_ends_at_model_valid
     assert last.value == Doc.model_validate_json(whole)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(documents(), st.lists(st.integers(1, 40), min_size=1, max_size=8))
 def test_any_chunking_gives_the_same_final_model(whole: str, sizes: list[int]) -> None:
     chunks, pos, i = [], 0, 0

@@ -209,9 +209,9 @@ def test_interleaved_items_leave_as_each_chunk_arrives() -> None:
         ('[{"type":"text","content":"Hel', [text("Hel")]),
         (
             'lo"},{"type":"action","name":"open","params":{"id":"p',
-            [text("lo"), started("open"), args_delta({"id": "p"}, None)],
+            [text("lo"), started("open"), args_delta({"id": "p"}, '{"id":"p')],
         ),
-        ('1"}}', [args_delta({"id": "p1"}, None), complete("open", {"id": "p1"})]),
+        ('1"}}', [args_delta({"id": "p1"}, '1"}'), complete("open", {"id": "p1"})]),
         ("]", []),
     ]
     run_steps([*command("module"), "parse", "-p", "interleaved"], steps, [done(1, 5)])

@@ -30,10 +30,11 @@ from core_support import (
     one_by_one,
     prefix_violation,
 )
+from hypothesis_profiles import examples
 from unspool import UNSET, JsonStream, parse_partial
 
-SETTINGS = settings(max_examples=150, deadline=None)
-SMALL = settings(max_examples=60, deadline=None)
+SETTINGS = settings(max_examples=examples(150), deadline=None)
+SMALL = settings(max_examples=examples(60), deadline=None)
 
 
 @SETTINGS

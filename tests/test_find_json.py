@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core_support import assert_same
+from hypothesis_profiles import examples
 from test_lenient_properties import DEVIATIONS, VALUES, Writer
 from unspool import JsonStream
 from unspool.core.find import JsonMatch, find_all_json, find_json
@@ -186,7 +187,7 @@ JSONISH = st.text(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(JSONISH, st.text(max_size=60)))
 def test_matches_are_ordered_disjoint_and_reparse_to_their_value(text: str) -> None:
     matches = find_all_json(text, skip_think=False)
@@ -211,7 +212,7 @@ def _span(match: JsonMatch | None) -> tuple[int, int] | None:
     return None if match is None else (match.start, match.end)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_a_dirty_value_in_prose_is_found_with_its_exact_span(data: st.DataObject) -> None:
     value = data.draw(VALUES.filter(lambda v: isinstance(v, (list, dict))))

@@ -33,6 +33,7 @@ from unspool.events import (
     ActionInvalid,
     ActionStarted,
     Diagnostic,
+    ReasoningDelta,
     TextDelta,
 )
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
@@ -426,14 +427,17 @@ def test_params_before_name_and_args_deltas_show_params_forming() -> None:
     text = arr(act("draw", {"a": 1, "b": [1, 2], "c": "xy"}))
     parser = InterleavedParser(stream_id="stream")
     seen: list[Any] = []
+    raw: list[str] = []
     for chunk in char_chunks(text):
         for event in parser.feed(chunk):
             if isinstance(event, ActionArgsDelta):
-                assert event.id == "stream:0" and event.delta is None
+                assert event.id == "stream:0" and event.delta is not None
                 seen.append(copy.deepcopy(event.partial))
+                raw.append(event.delta)
+    assert "".join(raw) == '{"a":1,"b":[1,2],"c":"xy"}'  # the params' source text
     assert seen[0] == {} and seen[-1] == {"a": 1, "b": [1, 2], "c": "xy"}
     assert {"a": 1, "b": [1]} in seen and {"a": 1, "b": [1, 2], "c": "x"} in seen
-    assert all(seen[i] != seen[i + 1] for i in range(len(seen) - 1))
+    assert all(raw)  # a delta carries the text that arrived, even when the value is unchanged
 
 
 def test_falsy_fall_through_and_odd_params() -> None:
@@ -682,7 +686,7 @@ def test_events_are_json_ready() -> None:
             "id": "stream:0",
             "index": 0,
             "partial": {"k": [1, {"x": None}]},
-            "delta": None,
+            "delta": '{"k":[1,{"x":null}]}',
         },
         {
             "type": "action_complete",
@@ -781,3 +785,50 @@ def test_deeply_nested_items_are_reported_without_recursion_errors() -> None:
         ),
         done("error", 0, 1),
     ]
+
+
+# -- issue 12 item 8: the model's "id", and a leading <think> block --------------------
+
+
+def test_a_model_written_item_id_is_kept_as_action_id() -> None:
+    text = '[{"type":"action","id":"call_7","name":"laser","params":{"x":1}}]'
+    check(
+        [text],
+        [
+            started(0, "laser", "call_7"),
+            complete(0, "laser", {"x": 1}, "call_7"),
+            done("complete", 1),
+        ],
+    )
+    # "action_id" is preferred when both are written; an "id" inside params is just an arg
+    both = '[{"type":"action","id":"m","action_id":"A1","name":"l","params":{"id":"p"}}]'
+    check([both], [started(0, "l", "A1"), complete(0, "l", {"id": "p"}, "A1"), done("complete", 1)])
+
+
+def R(text: str) -> ReasoningDelta:
+    return ReasoningDelta(text)
+
+
+def test_a_leading_think_block_is_reasoning_never_text() -> None:
+    think = "<think>The user wants [1] a {greeting}.\n</think>\n"
+    check(
+        [think + A],
+        [R("The user wants [1] a {greeting}.\n"), *A_EVENTS, done("complete", 2, 0, 16)],
+    )
+    check(
+        ["  <thinking>plan</thinking>" + FENCE + "json\n" + A + "\n" + FENCE],
+        [
+            R("plan"),
+            Diagnostic("fence", "the fence around the array was not shown", 27, FENCE + "json\n"),
+            *A_EVENTS,
+            Diagnostic("fence", "the fence after the array was not shown", 226, FENCE),
+            done("complete", 2, 0, 16),
+        ],
+    )
+    # a reply with no array: the reasoning, then the prose as text
+    check(["<think>hm</think>Hello there."], [R("hm"), T("Hello there."), done(chars=12)])
+    # cut off inside the block: what came is reasoning; the stream is not truncated text
+    check(["<think>still thinking"], [R("still thinking"), done()])
+    # only at the start of the reply: later, or a tag it is not, it is prose
+    check(["Hi <think>x</think>"], [T("Hi <think>x</think>"), done(chars=19)])
+    check(["<thin> x"], [T("<thin> x"), done(chars=8)])

@@ -30,12 +30,15 @@ from core_support import (
     suite_dir,
     suite_names,
 )
+from hypothesis_profiles import examples
 from unspool import UNSET, JsonStream
 from unspool.core.oneshot import loads_with_repairs
 
 DEVIATIONS = ("tc", "sq", "uk", "cm", "pl", "cc", "mc", "iq")
 IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*\Z")
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # --------------------------------------------------------------------------- values
 
@@ -279,7 +282,7 @@ def test_growth_checker_catches_what_it_should() -> None:
     )
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(text=TEXTS, literal=st.sampled_from([True, False, None]), before=VALUES)
 def test_string_then_literal_in_an_array_streams_cleanly(
     text: str, literal: Any, before: Any

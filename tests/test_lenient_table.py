@@ -35,6 +35,9 @@ class Case:
 TC, SQ, UK, CM = "trailing_comma", "single_quotes", "unquoted_key", "comment"
 PL, CC, MC, IQ = "python_literal", "control_char", "missing_comma", "inner_quote"
 NN, TR = "nan", "truncated"
+IE, UV, LC, LZ = "invalid_escape", "unquoted_value", "literal_case", "leading_zeros"
+CQ, EL, MV = "curly_quotes", "ellipsis", "missing_value"
+MX, XC = "mismatched_closer", "extra_closer"
 
 CASES = [
     # ---------------------------------------------------------------- trailing commas
@@ -151,6 +154,72 @@ CASES = [
     Case("tr-minus-dropped", "[-", [], (TR,)),
     Case("tr-neg-infinity-dropped", '{"a": -Infin', {}, (TR,)),
     Case("tr-python-literal-dropped", '{"a": [1, {"b": Tr', {"a": [1, {}]}, (TR,)),
+    # ---------------------------------------------------------------- the wrong values of issue 13
+    Case("wv-string-then-number", '["a" 2]', ["a", 2], (MC,)),
+    Case("wv-string-then-array", '["x" [1]]', ["x", [1]], (MC,)),
+    Case("wv-string-newline-number", '["x"\n1]', ["x", 1], (MC,)),
+    Case("wv-string-then-literal", '["x" true, "y"]', ["x", True, "y"], (MC,)),
+    Case("wv-strings-then-number", '["a" "b" "c" 1', ["a", "b", "c", 1], (MC, MC, MC, TR)),
+    Case("wv-number-in-prose", '["a "5 apples" b"]', ['a "5 apples" b'], (IQ, IQ)),
+    Case(
+        "wv-url-not-comment",
+        '{ "content": "[LINK]("https://google.com")" }',
+        {"content": '[LINK]("https://google.com")'},
+        (IQ, IQ),
+    ),
+    Case("wv-uuid-root", "746de9ad-d4ff-4c66", "746de9ad-d4ff-4c66", (UV,)),
+    Case("wv-number-glued", "12abc", "12abc", (UV,)),
+    Case("wv-literal-glued", "[false$]", ["false$"], (UV,)),
+    # ---------------------------------------------------------------- invalid escapes
+    Case("ie-latex", '{"tex": "\\(K_\\alpha\\)"}', {"tex": "\\(K_\\alpha\\)"}, (IE, IE, IE)),
+    Case("ie-regex", '["\\s+\\d"]', ["\\s+\\d"], (IE, IE)),
+    Case("ie-windows-path", '"C:\\Users\\me"', "C:\\Users\\me", (IE, IE)),
+    Case("ie-bad-unicode", '["\\user", "\\u00e9"]', ["\\user", "\u00e9"], (IE,)),
+    Case("ie-frac-is-json", '["\\frac"]', ["\frac"], ()),  # \f is a JSON escape
+    # ---------------------------------------------------------------- unquoted values
+    Case("uv-words", '{"city": New York}', {"city": "New York"}, (UV,)),
+    Case("uv-key-and-value", "{key: value}", {"key": "value"}, (UK, UV)),
+    Case("uv-array", "[a, b]", ["a", "b"], (UV, UV)),
+    Case("uv-date-time", "[2024-01-15, 12:30]", ["2024-01-15", "12:30"], (UV, UV)),
+    Case("uv-fraction", '{"a": 1/3, "b": 2}', {"a": "1/3", "b": 2}, (UV,)),
+    Case("uv-before-quote", '{"a": x "b": 1}', {"a": "x", "b": 1}, (UV, MC)),
+    Case("uv-line-ends-it", "[a\nb]", ["a", "b"], (UV, MC, UV)),
+    Case("uv-comment-ends-it", "[a // c\n]", ["a"], (UV, CM)),
+    Case("uv-truncated", '{"a": New Yo', {"a": "New Yo"}, (UV, TR)),
+    Case("uv-literal-prefix-dropped", '{"a": tr', {}, (TR,)),
+    Case(
+        "lc-any-case",
+        '{"a": TRUE, "b": Null, "c": fAlse}',
+        {"a": True, "b": None, "c": False},
+        (LC, LC, LC),
+    ),
+    Case("lc-root", "FALSE", False, (LC,)),
+    Case("lz-numbers", "[01, -007, 0.5]", [1, -7, 0.5], (LZ, LZ)),
+    # ---------------------------------------------------------------- curly quotes
+    Case("cq-object", "{\u201ca\u201d: \u201cb\u201d}", {"a": "b"}, (CQ, CQ)),
+    Case("cq-single", "[\u2018x\u2019, \u201cy\u201d]", ["x", "y"], (CQ, CQ)),
+    Case("cq-straight-close", '{"a": \u201cb", "c": 1}', {"a": "b", "c": 1}, (CQ,)),
+    Case("cq-text-in-string", '{"a": "\u201cquoted\u201d"}', {"a": "\u201cquoted\u201d"}, ()),
+    Case("cq-apostrophe", "[\u2018it\u2019s\u2019]", ["it\u2019s"], (CQ, IQ)),
+    # ---------------------------------------------------------------- ellipsis
+    Case("el-end", "[1, 2, ...]", [1, 2], (EL,)),
+    Case("el-start", "[..., 7]", [7], (EL,)),
+    Case("el-middle-unicode", "[1, \u2026, 3]", [1, 3], (EL,)),
+    Case("el-object", '{"a": 1, ...}', {"a": 1}, (EL,)),
+    Case("el-string-kept", "['...']", ["..."], (SQ,)),
+    # ---------------------------------------------------------------- structural slips
+    Case("mv-comma", '{"a": , "b": 2}', {"a": None, "b": 2}, (MV,)),
+    Case("mv-closer", '{"a": 1, "b": }', {"a": 1, "b": None}, (MV,)),
+    Case("mx-missing-brace", '[{"b": 2]', [{"b": 2}], (MX,)),
+    Case("mx-missing-bracket", '{"a": [1, 2}', {"a": [1, 2]}, (MX,)),
+    Case("mx-typo-goes-on", '{"k1": ["v1"}, "k2": 3}', {"k1": ["v1"], "k2": 3}, (MX,)),
+    Case("mx-object-typo", '{"a": 2]', {"a": 2}, (MX,)),
+    Case("mx-array-typo", "[2, 3}", [2, 3], (MX,)),
+    Case("xc-end", '{"a": 1}}', {"a": 1}, (XC,)),
+    Case("xc-middle", '[{"a": 1}}, {"b": 2}]', [{"a": 1}, {"b": 2}], (XC,)),
+    Case("nk-numeric-keys", '{2: "two", 10: "ten"}', {"2": "two", "10": "ten"}, (UK, UK)),
+    Case("hc-hash-comment", '{"a": 1, # note\n"b": 2}', {"a": 1, "b": 2}, (CM,)),
+    Case("hc-after-string", '{"a": "x" # note\n}', {"a": "x"}, (CM,)),
     # ---------------------------------------------------------------- combined
     Case("mix-sq-truncated", "{'a': 'unterminated", {"a": "unterminated"}, (SQ, SQ, TR)),
     Case("mix-sq-truncated-array", "[1, 'x", [1, "x"], (SQ, TR)),
@@ -318,11 +387,20 @@ PER_KIND = {
     SQ: ("{\"a\": 'x'}", {"a": "x"}, 6),
     UK: ('{"a": 1, b: 2}', {"a": 1, "b": 2}, 9),
     CM: ("[1, /* two */ 2]", [1, 2], 4),
-    PL: ('{"a": None}', {"a": None}, 7),  # 'o' is where "None" stops being "NaN"
+    PL: ('{"a": None}', {"a": None}, 6),  # refused at the token, never read as a string
     CC: ('["a\nb"]', ["a\nb"], 3),
     MC: ("[1 2]", [1, 2], 3),
-    IQ: ('["a "b" c"]', ['a "b" c'], 5),
-    NN: ('{"a": NaN}', {"a": NAN}, 7),  # 'a' is where "NaN" stops being "None"
+    IQ: ('{"s": "a "b" c"}', {"s": 'a "b" c'}, 11),
+    NN: ('{"a": NaN}', {"a": NAN}, 6),
+    IE: ('["\\d"]', ["\\d"], 3),
+    UV: ("[a]", ["a"], 1),
+    LC: ("[TRUE]", [True], 1),
+    LZ: ("[01]", [1], 1),
+    CQ: ("[\u201cx\u201d]", ["x"], 1),
+    EL: ("[1, ...]", [1], 4),
+    MV: ('{"a": }', {"a": None}, 6),
+    MX: ("[1}", [1], 2),
+    XC: ("[1]]", [1], 3),
 }
 
 
@@ -375,17 +453,15 @@ def test_unknown_kind_is_refused() -> None:
 # ------------------------------------------------------------------ what is deliberately not repaired
 
 NOT_REPAIRED = [
-    ('{"a": hello}', 6),  # an unquoted string value: a guess between a word and a literal
-    ("[1,,2]", 3),  # a missing value: would have to be invented
+    ("[1,,2]", 3),  # a hole in an array: a value would have to be invented
     ('{"a" 1}', 5),  # a missing colon
-    ("[1, 2}", 5),  # a mismatched closer
     ("[.5]", 1),  # numbers JSON does not have
     ("[+1]", 1),
-    ("[01]", 2),
-    ('["\\x41"]', 3),  # escapes JSON does not have
-    ("# note\n[1]", 0),  # '#' comments
     ("[`x`]", 1),  # back-tick quotes
+    ("Sure, here it is", 0),  # prose at the root is not a string value
+    ('{"a": True}', -1),  # placeholder: replaced below
 ]
+NOT_REPAIRED = NOT_REPAIRED[:-1]
 
 
 @pytest.mark.parametrize(("text", "pos"), NOT_REPAIRED)

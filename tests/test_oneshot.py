@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core_support import assert_same
+from hypothesis_profiles import examples
 from unspool import UNSET, LimitExceeded, MalformedJSON
 from unspool.core.lexicon import LENIENT_KINDS
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
@@ -219,8 +220,8 @@ NOT_JSON = [
     ("   \n", "No JSON value found", 4),
     ('<think>{"a": 1}', "No JSON value found", 15),  # an unclosed think block hides all
     ('{"a": 1 +}', "Expecting property name enclosed in double quotes", 8),
-    ('{"a": }', "Expecting value", 6),
-    ('Sure! {"a": [1, 2}', "Mismatched closer", 17),
+    ('{"a" 1}', "Expecting ':' delimiter", 5),
+    ('{"a": [1,,2]}', "Expecting value", 9),
     (b"\xff\xfe{", "Invalid UTF-8 (invalid start byte)", 0),
     (b'[1, "\xc3\x28"]', "Invalid UTF-8 (invalid continuation byte)", 5),
 ]
@@ -244,7 +245,7 @@ def test_prose_starting_like_a_literal(text: str) -> None:
 JSONISH = st.text(alphabet=st.sampled_from(list("{}[]\"':,0123456789.-+eE trufalsnNTFI/*\n\\<>`")))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(st.text(max_size=60), JSONISH, st.binary(max_size=40)))
 def test_only_malformed_json_can_escape(text: str | bytes) -> None:
     try:

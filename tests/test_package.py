@@ -26,6 +26,9 @@ THIRD_PARTY = (
     "uvicorn",
     "ag_ui",
     "anyio",
+    "psycopg",
+    "psycopg_pool",
+    "redis",
 )
 IO_MODULES = {"socket", "threading", "time", "asyncio", "select", "subprocess", "selectors"}
 

@@ -16,7 +16,9 @@ from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
     ActionStarted,
+    Citation,
     Diagnostic,
+    RefusalDelta,
     StreamDone,
     TextDelta,
 )
@@ -144,17 +146,14 @@ def test_decoder_server_tools_redacted_thinking_and_unknown_deltas() -> None:
     assert events == [
         Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
         Diagnostic(
-            "ignored_block",
-            "content block of type 'server_tool_use' is handled by the provider, not an action",
+            "hosted_tool",
+            "content block of type 'server_tool_use' is run by the provider, not an action",
             text="server_tool_use",
         ),
         TextDelta("Hi"),
-        Diagnostic(
-            "ignored_delta",
-            "content delta of type 'citations_delta' has no event: ignored",
-            text="citations_delta",
-        ),
-        Diagnostic("refusal", "the model refused", text="refusal"),
+        RefusalDelta(""),
+        Citation("citation", start=0, end=2),  # the block never ended: sent at the end
+        Citation("citation", start=0, end=2),
         StreamDone("complete", 0, 0, 2),
     ]
 

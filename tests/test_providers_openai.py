@@ -24,6 +24,7 @@ from unspool.events import (
     Diagnostic,
     Event,
     ReasoningDelta,
+    RefusalDelta,
     StreamDone,
     TextDelta,
 )
@@ -195,7 +196,7 @@ def test_decoder_reasoning_refusal_other_choices_and_filters() -> None:
         ReasoningDelta("think"),
         TextDelta("a"),
         Diagnostic("ignored_choice", "choice 1 is ignored: following choice 0"),
-        Diagnostic("refusal", "the model refused", text="I can't"),
+        RefusalDelta("I can't"),
         Diagnostic("content_filter", "the provider's content filter cut the output"),
         StreamDone("truncated", 0, 0, 1),
     ]
@@ -237,7 +238,7 @@ def test_decoder_responses_errors_and_ignored_items() -> None:
         {"type": "response.output_item.added", "output_index": 0, "item": item}
     ) == [
         Diagnostic(
-            "ignored_item",
+            "hosted_tool",
             "output item of type 'web_search_call' is run by the provider, not an action",
             text="web_search_call",
         )

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from replay import acollect, collect
 from unspool.events import Diagnostic, StreamDone, StreamError, TextDelta
 from unspool.sources.sse import (
@@ -152,7 +153,7 @@ _field_text = st.text(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     events=st.lists(
         st.tuples(_field_text, st.lists(_field_text, min_size=1, max_size=3)), max_size=5

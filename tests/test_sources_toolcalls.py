@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from hypothesis_profiles import examples
 from replay import collect
 from unspool.actions.registry import ActionRegistry
 from unspool.core.errors import MalformedJSON
@@ -345,7 +346,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     args=st.dictionaries(st.text(max_size=6), _values, max_size=5),
     ascii_only=st.booleans(),

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers_chunking import merge_events
+from hypothesis_profiles import examples
 from unspool.events import ActionComplete, ActionInvalid, Event, StreamDone, TextDelta
 from unspool.protocols.tag_formats import TagFormat
 from unspool.protocols.tags import TagParser
@@ -151,7 +152,7 @@ def rebuild(events: list[Event], parser: TagParser) -> str:
     return "".join(out)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=st.data(), doc=documents)
 def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject, doc: str) -> None:
     expected = merge_events(one_shot(doc))
@@ -175,7 +176,7 @@ def test_text_chunkings_match_one_shot_and_rebuild_the_input(data: st.DataObject
     assert all(doc[s.start : s.end] == s.text for s in parser.spans)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), doc=documents)
 def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
     raw = doc.encode()
@@ -189,7 +190,7 @@ def test_byte_chunkings_match_one_shot(data: st.DataObject, doc: str) -> None:
     assert rebuild(events, parser) == doc
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(data=st.data(), doc=documents, in_reasoning=st.booleans())
 def test_lenient_reasoning_chunkings_match_one_shot(
     data: st.DataObject, doc: str, in_reasoning: bool
@@ -216,6 +217,58 @@ def test_lenient_reasoning_chunkings_match_one_shot(
     assert merge_events(events) == expected
 
 
+LOOSE_BITS = ['"a"', '""', ", ", ",", " ", "0", "1", "{", "}", "[", "]", ":", "'x'", "True", "//"]
+LOOSE_BITS += ['"name"', '"f"', '"arguments"', "a", "\n", "</", "<", '"\\', '"', "nul"]
+loose_bodies = st.lists(st.sampled_from(LOOSE_BITS), max_size=10).map("".join)
+
+
+@st.composite
+def loose_documents(draw: st.DrawFn, fmt: str) -> str:
+    """Tags whose bodies are loose JSON-like fragments (what a model emits when it goes
+    wrong), closed or not, between bits of prose."""
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        open_tag = '<action name="a">' if fmt == "action" else "<tool_call>"
+        close = draw(st.sampled_from(["</action>" if fmt == "action" else "</tool_call>", ""]))
+        parts.append(draw(st.sampled_from(["", "ok ", "a < b "])))
+        parts.append(open_tag + draw(loose_bodies) + close)
+    return "".join(parts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), fmt=st.sampled_from(["action", "tool_call"]))
+def test_lenient_loose_bodies_never_raise_and_match_every_chunking(
+    data: st.DataObject, fmt: str
+) -> None:
+    """Issue 12 item 4: a lenient parser never raises on model output, and one to three
+    characters at a time give the events of the one-chunk parse."""
+    doc = data.draw(loose_documents(fmt))
+    whole = TagParser(lenient=True, format=fmt, stream_id="stream")
+    expected = merge_events([*whole.feed(doc), *whole.finish()])
+    for step in (1, 2, 3):
+        parser = TagParser(lenient=True, format=fmt, stream_id="stream")
+        events: list[Event] = []
+        for i in range(0, len(doc), step):
+            events.extend(parser.feed(doc[i : i + step]))
+        events.extend(parser.finish())
+        assert merge_events(events) == expected, step
+    chunks = cut(doc, data.draw(cuts(len(doc))))
+    parser = TagParser(lenient=True, format=fmt, stream_id="stream")
+    events = [e for chunk in chunks for e in parser.feed(chunk)]
+    assert merge_events([*events, *parser.finish()]) == expected
+
+
+def test_lenient_value_ending_inside_held_lookahead_does_not_raise() -> None:
+    """The reported inputs: the core's lookahead held ``, `` past the value's end."""
+    for doc, fmt in (('<tool_call>"a", 1', "tool_call"), ('<action name="a">"", 0', "action")):
+        whole = TagParser(lenient=True, format=fmt, stream_id="stream")
+        expected = [*whole.feed(doc), *whole.finish()]
+        for step in (1, 2, 3):
+            parser = TagParser(lenient=True, format=fmt, stream_id="stream")
+            events = [e for i in range(0, len(doc), step) for e in parser.feed(doc[i : i + step])]
+            assert merge_events([*events, *parser.finish()]) == merge_events(expected)
+
+
 OVERLAP = TagFormat("<<A>>", "<</A>>", name="A")
 overlap_prose = st.lists(
     st.sampled_from(["x", "<", "<<", "<<A", "<<A>", ">", ">>", "A", "<</A", "/", "<<<"]), max_size=8
@@ -228,7 +281,7 @@ overlap_actions = st.builds(
 overlap_docs = st.lists(st.one_of(overlap_prose, overlap_actions), max_size=8).map("".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), doc=overlap_docs)
 def test_self_overlapping_delimiters(data: st.DataObject, doc: str) -> None:
     """With ``<<A>>``/``<</A>>`` the longest held suffix matters: chunkings agree,

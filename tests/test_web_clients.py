@@ -20,8 +20,11 @@ from unspool.events import (
     ActionFailed,
     ActionInvalid,
     ActionResult,
+    Citation,
+    Diagnostic,
     Event,
     ReasoningDelta,
+    RefusalDelta,
     TextDelta,
 )
 from unspool.web import GENERIC_ERROR
@@ -44,6 +47,22 @@ def server() -> Iterator[LiveServer]:
         yield live
 
 
+@pytest.fixture(scope="module")
+def ai_sdk_runs(js: Path, server: LiveServer) -> dict[str, Any]:
+    """What the AI SDK's client saw of each scenario (one node process for all)."""
+    bodies = json.dumps([{"scenario": s} for s in SCENARIOS])
+    runs = run_node(js, "ai_sdk_client.mjs", f"{server.url}/chat", bodies)
+    return dict(zip(SCENARIOS, runs, strict=True))
+
+
+@pytest.fixture(scope="module")
+def ag_ui_runs(js: Path, server: LiveServer) -> dict[str, Any]:
+    """What AG-UI's client saw of each scenario (one node process for all)."""
+    props = json.dumps([{"scenario": s} for s in SCENARIOS])
+    runs = run_node(js, "ag_ui_client.mjs", f"{server.url}/ag-ui", props)
+    return dict(zip(SCENARIOS, runs, strict=True))
+
+
 def _text(events: list[Event]) -> str:
     return "".join(e.text for e in events if isinstance(e, TextDelta))
 
@@ -57,10 +76,8 @@ def _of(events: list[Event], kind: type[Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_ai_sdk_client_reads_the_stream(js: Path, server: LiveServer, scenario: str) -> None:
-    out = run_node(
-        js, "ai_sdk_client.mjs", f"{server.url}/chat", json.dumps({"scenario": scenario})
-    )
+def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: str) -> None:
+    out = ai_sdk_runs[scenario]
     ref = reference_events(scenario)
     raw, chat = out["raw"], out["chat"]
 
@@ -73,7 +90,10 @@ def test_ai_sdk_client_reads_the_stream(js: Path, server: LiveServer, scenario: 
     assert chunks[-1] == {"type": "finish", "finishReason": ENDINGS[scenario]}
 
     parts = chat["message"]["parts"]
-    assert "".join(p["text"] for p in parts if p["type"] == "text") == _text(ref)
+    texts = [p for p in parts if p["type"] == "text"]
+    refusals = [p for p in texts if p.get("providerMetadata", {}).get("unspool", {}).get("refusal")]
+    assert "".join(p["text"] for p in texts if p not in refusals) == _text(ref)
+    assert [p["text"] for p in refusals] == [e.text for e in _of(ref, RefusalDelta)]
     assert "".join(p["text"] for p in parts if p["type"] == "reasoning") == _reasoning(ref)
     assert _reasoning(ref) == "The user wants the kit, twice."
     tools = {p["toolCallId"]: p for p in parts if p["type"].startswith("tool-")}
@@ -97,6 +117,17 @@ def test_ai_sdk_client_reads_the_stream(js: Path, server: LiveServer, scenario: 
         assert tools[invalid.id].get("input") is None  # the raw text is kept as rawInput only
     assert set(tools) == {e.id for e in [*complete, *_of(ref, ActionInvalid)]}
 
+    sources = [p for p in parts if p["type"].startswith("source-")]
+    assert [(p["type"], p.get("url"), p.get("title")) for p in sources] == [
+        ("source-url", c.url, c.title)
+        if c.url
+        else ("source-document", None, c.title or c.cited_text or c.kind)
+        for c in _of(ref, Citation)
+    ]
+    diagnostics = [c["data"] for c in chunks if c["type"] == "data-unspool-diagnostic"]
+    assert diagnostics == [e.to_dict() for e in _of(ref, Diagnostic)]
+    assert not any(p["type"].startswith("data-") for p in parts)  # transient: not kept
+
     if scenario == "failing":
         assert [c["errorText"] for c in chunks if c["type"] == "error"] == [GENERIC_ERROR]
         assert SECRET not in json.dumps(out)
@@ -112,16 +143,25 @@ def test_ai_sdk_client_reads_the_stream(js: Path, server: LiveServer, scenario: 
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_ag_ui_client_reads_the_stream(js: Path, server: LiveServer, scenario: str) -> None:
-    props = json.dumps({"scenario": scenario})
-    out = run_node(js, "ag_ui_client.mjs", f"{server.url}/ag-ui", props)
+def test_ag_ui_client_reads_the_stream(ag_ui_runs: dict[str, Any], scenario: str) -> None:
+    out = ag_ui_runs[scenario]
     ref = reference_events(scenario)
     raw, agent = out["raw"], out["agent"]
 
     assert raw["invalid"] == []  # every event passed @ag-ui/core's EventSchemas
     events = raw["events"]
     assert events[0] == {"type": "RUN_STARTED", "threadId": "thread-1", "runId": "run-1"}
-    deltas = [e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    refusal_ids = {
+        e["messageId"]
+        for e in events
+        if e["type"] == "TEXT_MESSAGE_START"
+        and e.get("metadata", {}).get("unspool", {}).get("refusal")
+    }
+    deltas = [
+        e["delta"]
+        for e in events
+        if e["type"] == "TEXT_MESSAGE_CONTENT" and e["messageId"] not in refusal_ids
+    ]
     assert "".join(deltas) == _text(ref)
     thoughts = [e["delta"] for e in events if e["type"] == "REASONING_MESSAGE_CONTENT"]
     assert "".join(thoughts) == _reasoning(ref)
@@ -129,7 +169,15 @@ def test_ag_ui_client_reads_the_stream(js: Path, server: LiveServer, scenario: s
     assert agent["failure"] is None, agent["failure"]  # the client's verifier accepted it
     messages = agent["messages"]
     assistant = [m for m in messages if m["role"] == "assistant"]
-    assert "".join(m.get("content") or "" for m in assistant) == _text(ref)
+    assert "".join(m.get("content") or "" for m in assistant if m["id"] not in refusal_ids) == (
+        _text(ref)
+    )
+    refused = [m["content"] for m in assistant if m["id"] in refusal_ids]
+    assert refused == [e.text for e in _of(ref, RefusalDelta)]
+    customs = [(e["name"], e["value"]) for e in events if e["type"] == "CUSTOM"]
+    assert customs == [
+        (f"unspool.{e.type}", e.to_dict()) for e in ref if isinstance(e, (Citation, Diagnostic))
+    ]
     calls = {c["id"]: c for m in assistant for c in m.get("toolCalls", [])}
     results = {m["toolCallId"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}
     for event in _of(ref, ActionComplete):
@@ -151,3 +199,13 @@ def test_ag_ui_client_reads_the_stream(js: Path, server: LiveServer, scenario: s
         assert events[-1]["result"]["reason"] == ref[-1].reason
         # every call is answered (a result, a failure or an invalid action's error)
         assert agent["runFinished"]["pendingToolCallIds"] == []
+
+
+def test_the_vendored_ai_sdk_bundle_is_the_pinned_build(js: Path, tmp_path: Path) -> None:
+    """The demo page's copy of the AI SDK chat client is exactly what
+    ``tests/web_js/vendor_ai_sdk.mjs`` builds from the pinned ``ai`` (no hand edits)."""
+    from unspool.web.static import STATIC_DIR
+
+    run_node(js, "vendor_ai_sdk.mjs", str(tmp_path), expect_json=False)
+    for name in ("ai-sdk-chat.js", "ai-sdk-chat.LICENSES.txt"):
+        assert (tmp_path / name).read_bytes() == (STATIC_DIR / "vendor" / name).read_bytes(), name

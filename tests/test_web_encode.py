@@ -226,3 +226,36 @@ def test_stream_error_event_keeps_its_type_but_not_its_message() -> None:
         "message": GENERIC_ERROR,
         "error_type": "OperationalError",
     }
+
+
+def test_ag_ui_sends_the_args_whole_when_the_source_gave_no_raw_deltas() -> None:
+    from unspool.events import ActionArgsDelta, ActionComplete, ActionStarted
+
+    events: list[Event] = [
+        ActionStarted("a:0", 0, "go"),
+        ActionArgsDelta("a:0", 0, {"to": "x"}, None),
+        ActionComplete("a:0", 0, "go", {"to": "x"}),
+        StreamDone("complete", actions_complete=1),
+    ]
+    frames = _data(list(encode_sse(events, format="ag-ui", **IDS)))
+    args = [f["delta"] for f in frames if f["type"] == "TOOL_CALL_ARGS"]
+    assert args == ['{"to":"x"}']
+
+
+def test_web_imports_only_events_and_itself() -> None:
+    import ast
+    from pathlib import Path
+
+    import unspool.web
+
+    root = Path(unspool.web.__file__).parent
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("unspool")
+            ):
+                assert node.module == "unspool.events" or node.module.startswith("unspool.web"), (
+                    f"{path.name} imports {node.module}"
+                )

@@ -61,7 +61,7 @@ def test_each_format_has_its_media_type_and_headers(format: str, extra: dict[str
 
 def test_keep_alive_comments_flow_while_the_model_is_silent() -> None:
     async def silent_then_text() -> AsyncIterator[Event]:
-        await asyncio.sleep(0.35)
+        await asyncio.sleep(0.5)
         yield TextDelta("hello")
         yield StreamDone("complete", text_chars=5)
 
@@ -151,8 +151,9 @@ async def test_past_the_buffer_a_client_is_told_to_start_again() -> None:
     assert len(evicted) == 1 and b'"reason":"evicted"' in evicted[0]
     kept = await _collect(store.frames("k", "16"))
     assert [_frames(f.decode())[0]["id"] for f in kept] == ["17", "18", "19", "20", "21"]
-    bad = await _collect(store.frames("k", "x"))
-    assert b'"reason":"bad_id"' in bad[0]
+    for bad_id in ("x", "-1", "22"):
+        bad = await _collect(store.frames("k", bad_id))
+        assert len(bad) == 1 and b'"reason":"bad_id"' in bad[0], bad_id
 
 
 async def test_buffers_expire_and_an_abandoned_stream_is_stopped() -> None:

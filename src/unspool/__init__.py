@@ -26,6 +26,7 @@ from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
 from unspool.core.find import JsonMatch, find_all_json, find_json
 from unspool.core.jsonstream import JsonStream, parse_partial
 from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core.machines import ACCELERATED as accelerated
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
@@ -44,6 +45,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
@@ -79,6 +81,8 @@ _LAZY: dict[str, str] = {
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
     "SqliteLedger": "unspool.actions",
+    "PostgresLedger": "unspool.actions",
+    "RedisLedger": "unspool.actions",
     "PartialModel": "unspool.actions",
     "ModelStream": "unspool.actions",
     "stream_model": "unspool.actions",
@@ -98,6 +102,8 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         MemoryLedger,
         ModelStream,
         PartialModel,
+        PostgresLedger,
+        RedisLedger,
         SqliteLedger,
         astream_model,
         stream_model,
@@ -112,6 +118,8 @@ def __getattr__(name: str) -> Any:
     try:
         value = getattr(importlib.import_module(module), name)
     except ImportError as exc:
+        if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
+            raise
         extra = _EXTRA[module]
         raise ImportError(
             f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
@@ -157,7 +165,9 @@ __all__ = [
     "PartialModel",
     "PathEvent",
     "PlainTextParser",
+    "PostgresLedger",
     "ReasoningDelta",
+    "RedisLedger",
     "RefusalDelta",
     "Repair",
     "ResumableStreams",
@@ -177,6 +187,7 @@ __all__ = [
     "ValueEnd",
     "ValueStart",
     "__version__",
+    "accelerated",
     "aencode_sse",
     "aiter_sse",
     "anthropic_results",
@@ -208,4 +219,5 @@ __all__ = [
     "stream",
     "stream_model",
     "stream_sse",
+    "to_jsonable",
 ]

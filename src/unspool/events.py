@@ -14,8 +14,9 @@ these events, in the order the model wrote things:
 * :class:`StreamError`: the upstream failed; events before it stay valid.
 * :class:`StreamDone`: always last.
 
-Events are small immutable dataclasses; ``to_dict()`` gives a JSON-ready dict
-whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...).
+Events are small immutable dataclasses; ``to_dict()`` gives a JSON-safe dict
+whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...),
+whatever the args and results hold (:func:`unspool.jsonsafe.to_jsonable`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+from unspool.jsonsafe import to_jsonable
 
 __all__ = [
     "ActionArgsDelta",
@@ -61,24 +64,6 @@ def new_stream_id(prefix: str = "s") -> str:
     return f"{prefix}-{os.urandom(8).hex()}"
 
 
-def _jsonable(value: Any) -> Any:
-    """Best-effort conversion of args, results and errors to JSON-ready values."""
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    dump = getattr(value, "model_dump", None)  # pydantic models, without importing pydantic
-    if callable(dump):
-        return _jsonable(dump(mode="json"))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _jsonable(dataclasses.asdict(value))
-    if isinstance(value, BaseException):
-        return f"{type(value).__name__}: {value}"
-    return repr(value)
-
-
 class _Event:
     """Mixin: ``type`` tag and ``to_dict()`` for every event."""
 
@@ -86,10 +71,13 @@ class _Event:
     type: ClassVar[str]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``{"type": ..., <fields>}``."""
+        """A JSON-safe dict, ``{"type": ..., <fields>}``, converted when called: plain JSON
+        values that ``json.dumps(..., allow_nan=False)`` accepts and ``JSON.parse`` reads
+        the same (rules in :mod:`unspool.jsonsafe`: NaN -> ``None``, datetimes in ISO 8601,
+        ``Decimal`` as its exact string...)."""
         out: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            out[f.name] = _jsonable(getattr(self, f.name))
+            out[f.name] = to_jsonable(getattr(self, f.name))
         return out
 
 
@@ -159,8 +147,10 @@ class ActionStarted(_Event):
 class ActionArgsDelta(_Event):
     """The action's arguments so far, for a UI; never a reason to execute.
 
-    ``partial`` is the live partial value (it keeps changing: copy it to keep
-    it); ``delta`` is the raw argument text that arrived, when there was one.
+    ``partial`` is the arguments as they stood at this event, a value that later
+    text never changes (successive deltas share the parts that did not change, so
+    treat it as read-only); ``delta`` is the raw JSON text of the arguments that
+    arrived since the previous delta: an action's deltas join to its argument text.
     """
 
     id: str

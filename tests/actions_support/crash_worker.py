@@ -1,10 +1,12 @@
 """A process that dispatches two actions with a durable ledger, for the crash tests.
 
-Usage: ``python crash_worker.py DB RUNS MODE [idempotent]``.  Each handler run
-appends the order id to the file RUNS (fsynced) before anything else; with MODE
-``hang`` the handler of order ``A`` then prints ``RUNNING`` and sleeps until the
-test kills the process with SIGKILL (between "started" and "finished" in the
-ledger; the lease is 0.5 s).  With MODE ``normal`` every event is printed as one JSON line.
+Usage: ``python crash_worker.py LEDGER RUNS MODE [idempotent]``. LEDGER is an
+SQLite file path, or the JSON of :func:`actions_support.servers.spec`. Each
+handler run appends the order id to the file RUNS (fsynced) before anything else;
+with MODE ``hang`` the handler of order ``A`` then prints ``RUNNING`` and sleeps
+until the test kills the process with SIGKILL (between "started" and "finished"
+in the ledger; the lease is 0.5 s). With MODE ``normal`` every event is printed
+as one JSON line.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ import os
 import sys
 import time
 
+from actions_support.servers import close, open_ledger
 from actions_support.streams import action_stream
 from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledger import SqliteLedger
 from unspool.actions.registry import ActionRegistry
 
 
 def main() -> None:
-    db, runs, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    where, runs, mode = sys.argv[1], sys.argv[2], sys.argv[3]
     idempotent = len(sys.argv) > 4 and sys.argv[4] == "idempotent"
     registry = ActionRegistry()
 
@@ -42,9 +44,13 @@ def main() -> None:
         stream_id="reply-1",
         registry=registry,
     )
-    with SqliteLedger(db, lease=0.5) as ledger:
+    spec = json.loads(where) if where.startswith("{") else {"kind": "sqlite", "path": where}
+    ledger = open_ledger(spec, lease=0.5)
+    try:
         for event in Dispatcher(registry, ledger).run(events):
             print(json.dumps(event.to_dict()), flush=True)
+    finally:
+        close(ledger)
 
 
 if __name__ == "__main__":

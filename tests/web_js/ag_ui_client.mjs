@@ -2,17 +2,16 @@
 // 1. raw: every SSE data frame checked with @ag-ui/core's EventSchemas;
 // 2. agent: @ag-ui/client's HttpAgent.runAgent (its event verifier and message
 //    reducer), recording every event, the run's ending and the final messages.
-// Usage: node ag_ui_client.mjs URL JSON_FORWARDED_PROPS
+// Usage: node ag_ui_client.mjs URL JSON_LIST_OF_FORWARDED_PROPS   (prints a list of results)
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 
 const [url, propsText] = process.argv.slice(2);
-const forwardedProps = JSON.parse(propsText);
-const input = {
-  threadId: "thread-1", runId: "run-1", state: {}, messages: [], tools: [], context: [], forwardedProps,
-};
 
-async function raw() {
+async function raw(forwardedProps) {
+  const input = {
+    threadId: "thread-1", runId: "run-1", state: {}, messages: [], tools: [], context: [], forwardedProps,
+  };
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream" },
@@ -31,14 +30,14 @@ async function raw() {
   return { status: response.status, headers: Object.fromEntries(response.headers.entries()), events, invalid };
 }
 
-async function agent() {
+async function agent(forwardedProps) {
   const a = new HttpAgent({ url, threadId: "thread-1" });
   const seen = [];
   let runError = null;
   let runFinished = null;
   let failure = null;
   try {
-    await a.runAgent({ runId: "run-2", forwardedProps }, {
+    await a.runAgent({ runId: "run-1", forwardedProps }, {
       onEvent: ({ event }) => { seen.push(event.type); },
       onRunErrorEvent: ({ event }) => { runError = { message: event.message, code: event.code ?? null }; },
       onRunFinishedEvent: ({ result, pendingToolCallIds }) => { runFinished = { result, pendingToolCallIds }; },
@@ -49,5 +48,6 @@ async function agent() {
   return { seen, runError, runFinished, failure, messages: a.messages };
 }
 
-const out = { raw: await raw(), agent: await agent() };
+const out = [];
+for (const props of JSON.parse(propsText)) out.push({ raw: await raw(props), agent: await agent(props) });
 process.stdout.write(JSON.stringify(out));

@@ -3,13 +3,12 @@
 //    uiMessageChunkSchema (what DefaultChatTransport does), noting [DONE];
 // 2. chat: a real AbstractChat (what useChat wraps) with DefaultChatTransport, recording
 //    onToolCall, onError, onFinish and the final message.
-// Usage: node ai_sdk_client.mjs URL JSON_BODY
+// Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
 import { AbstractChat, DefaultChatTransport, parseJsonEventStream, uiMessageChunkSchema } from "ai";
 
-const [url, bodyText] = process.argv.slice(2);
-const body = JSON.parse(bodyText);
+const [url, bodiesText] = process.argv.slice(2);
 
-async function raw() {
+async function raw(body) {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -45,7 +44,7 @@ class NodeChat extends AbstractChat {
   constructor(init) { super({ ...init, state: new State() }); }
 }
 
-async function chat() {
+async function chat(body) {
   const toolCalls = [];
   const errors = [];
   let finish = null;
@@ -60,5 +59,6 @@ async function chat() {
   return { status: c.status, toolCalls, errors, finish, message: assistant ?? null };
 }
 
-const out = { raw: await raw(), chat: await chat() };
+const out = [];
+for (const body of JSON.parse(bodiesText)) out.push({ raw: await raw(body), chat: await chat(body) });
 process.stdout.write(JSON.stringify(out));

@@ -5,7 +5,8 @@ reasoning on and a registry with handlers, behind a ``Dispatcher`` (fresh ledger
 request, fixed ``stream_id`` so ids match :func:`reference_events`):
 
 * ``complete``: reasoning, text, a modal, two cart additions (one with malformed JSON),
-  a checkout whose handler raises, non-ASCII text;
+  a checkout whose handler raises, non-ASCII text; then (as a provider adapter would add
+  them) two citations, a diagnostic and a refusal;
 * ``truncated``: cut inside the second action, finished with ``"length"``;
 * ``failing``: the upstream raises after some chunks, an error message with a secret.
 """
@@ -23,10 +24,18 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from unspool import ActionRegistry, Dispatcher, TagParser, astream, stream
-from unspool.events import Event, FinishReason
+from unspool.events import (
+    Citation,
+    Diagnostic,
+    Event,
+    FinishReason,
+    RefusalDelta,
+    StreamDone,
+)
 from unspool.web import EventStreamResponse, ResumableStreams
 
 __all__ = [
+    "EXTRAS",
     "REPLY",
     "SECRET",
     "build_app",
@@ -83,6 +92,29 @@ def _parser() -> TagParser:
     return TagParser(stream_id="t", reasoning=True)
 
 
+EXTRAS: list[Event] = [
+    Citation("url_citation", url="https://example.org/kit-42", title="Kit 42", start=0, end=5),
+    Citation("char_location", cited_text="twenty prepared slides", start=6, end=10),
+    Diagnostic("missing_comma", "inserted a missing comma", pos=3),
+    RefusalDelta("I cannot pay on your behalf."),
+]
+
+
+def _with_extras(scenario: str, events: Iterable[Event]) -> Iterator[Event]:
+    for event in events:
+        if scenario == "complete" and isinstance(event, StreamDone):
+            yield from EXTRAS
+        yield event
+
+
+async def _awith_extras(scenario: str, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    async for event in events:
+        if scenario == "complete" and isinstance(event, StreamDone):
+            for extra in EXTRAS:
+                yield extra
+        yield event
+
+
 def _finish(scenario: str) -> FinishReason:
     return "length" if scenario == "truncated" else "stop"
 
@@ -100,7 +132,7 @@ def reference_events(scenario: str) -> list[Event]:
         parser = _parser()
         events = [e for chunk in scenario_chunks(scenario) for e in parser.feed(chunk)]
         events += parser.finish(_finish(scenario))
-    return list(Dispatcher(_registry()).run(events))
+    return list(Dispatcher(_registry()).run(_with_extras(scenario, events)))
 
 
 def reference_dicts(scenario: str) -> list[dict[str, Any]]:
@@ -112,7 +144,7 @@ def reference_dicts(scenario: str) -> list[dict[str, Any]]:
             yield from parser.feed(chunk)
         yield from parser.finish(_finish(scenario))
 
-    return [e.to_dict() for e in Dispatcher(_registry()).run(events())]
+    return [e.to_dict() for e in Dispatcher(_registry()).run(_with_extras(scenario, events()))]
 
 
 async def _chunks(scenario: str, delay: float) -> AsyncIterator[str]:
@@ -139,7 +171,7 @@ def served_events(scenario: str, delay: float = 0.0) -> AsyncIterator[Event]:
                 yield event
 
         events = parsed()
-    return Dispatcher(_registry()).arun(events)
+    return Dispatcher(_registry()).arun(_awith_extras(scenario, events))
 
 
 def build_app(*, expose_errors: bool = False) -> Starlette:

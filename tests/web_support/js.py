@@ -69,10 +69,12 @@ def js_clients() -> Path:
     return CACHE
 
 
-def run_node(folder: Path, script: str, *args: str, timeout: float = 60) -> Any:
-    """Run ``script`` (in ``folder``) with node and parse the JSON it prints."""
+def run_node(
+    folder: Path, script: str, *args: str, timeout: float = 60, expect_json: bool = True
+) -> Any:
+    """Run ``script`` (in ``folder``) with node; the JSON it prints, when ``expect_json``."""
     done = subprocess.run(
         ["node", script, *args], cwd=folder, capture_output=True, text=True, timeout=timeout
     )
     assert done.returncode == 0, f"node {script} failed:\n{done.stderr[-3000:]}"
-    return json.loads(done.stdout)
+    return json.loads(done.stdout) if expect_json else done.stdout

@@ -4,19 +4,36 @@
   JSON Schema; parsers take it as ``registry=`` to validate args in the stream.
 * :class:`Dispatcher`: runs handlers on ``ActionComplete`` only, once per key,
   in stream order, adding ``ActionResult`` / ``ActionFailed``.
-* :class:`MemoryLedger`, :class:`SqliteLedger`: what makes "once" hold across
-  re-renders, retries and restarts (:mod:`unspool.actions.ledgers`).
+* :class:`MemoryLedger`, :class:`SqliteLedger`, :class:`PostgresLedger`,
+  :class:`RedisLedger`: what makes "once" hold across re-renders, retries,
+  restarts and workers (:mod:`unspool.actions.ledgers`; the last two are imported
+  on first access).
 * :class:`ActionContext`: what a handler may learn about its action (ids, an
   idempotency key for the services it calls).
 * :func:`stream_model`, :func:`astream_model`: typed partial Pydantic models
   while their JSON streams.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from unspool.actions import ledgers
 from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
 from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
 from unspool.actions.registry import ActionRegistry, ActionSpec
+
+if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
+    from unspool.actions.ledgers import PostgresLedger, RedisLedger
+
+
+def __getattr__(name: str) -> Any:
+    if name in ledgers.BACKENDS:
+        return getattr(ledgers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ActionContext",
@@ -29,7 +46,9 @@ __all__ = [
     "MemoryLedger",
     "ModelStream",
     "PartialModel",
+    "PostgresLedger",
     "Record",
+    "RedisLedger",
     "SqliteLedger",
     "astream_model",
     "stream_model",

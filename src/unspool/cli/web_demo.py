@@ -1,7 +1,8 @@
 """``unspool demo --web``: the bundled replies, played to a browser page (Starlette + uvicorn).
 
-The page (``unspool/web/static/``) reads the ``"unspool"`` format; ``/ai-sdk`` shows the
-same replies through the Vercel AI SDK's own chat client, reading the ``"ai-sdk"`` format.
+The page (``unspool/web/static/``) reads the ``"unspool"`` format with a plain
+``EventSource``; its switch (on at ``/ai-sdk``) plays the same replies through the Vercel AI
+SDK's own chat client instead, reading the ``"ai-sdk"`` format.
 The server side is what an application would write: a protocol parser per reply, fed
 the recorded chunks at their recorded pace, its events sent with
 :class:`~unspool.web.ResumableStreams` (so a dropped connection resumes) or
@@ -9,7 +10,7 @@ the recorded chunks at their recorded pace, its events sent with
 
 Routes:
 
-* ``GET /``, ``GET /ai-sdk``: the two pages; ``/static/...`` their files;
+* ``GET /``, ``GET /ai-sdk``: the page; ``/static/...`` its files;
 * ``GET /api/replies``: the replies' names, titles and protocols;
 * ``POST /api/runs`` (JSON ``{"reply": name}``): starts a reply, answers
   ``{"events": url}``; ``GET`` that url: its events (``Last-Event-ID`` resumes);
@@ -85,8 +86,8 @@ def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette
         return body if isinstance(body, dict) else {}
 
     async def page(request: Request) -> Response:
-        name = "ai-sdk.html" if request.url.path == "/ai-sdk" else "index.html"
-        return FileResponse(STATIC_DIR / name, headers={"cache-control": "no-cache"})
+        # one page; at /ai-sdk its switch starts on the AI SDK client
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
 
     async def list_replies(request: Request) -> Response:
         listing = [

@@ -310,6 +310,23 @@ max_class(Py_UCS4 c)
     return c < 0x80 ? 0 : c < 0x100 ? 1 : c < 0x10000 ? 2 : 3;
 }
 
+/* Copy from[a:a+len] into to[at:], to being wide enough.  (Not PyUnicode_CopyCharacters:
+ * for Latin-1 text into an ASCII string, CPython 3.11 checks the characters at the
+ * start of `from` rather than those copied.) */
+static void
+copy_range(PyObject *to, Py_ssize_t at, PyObject *from, Py_ssize_t a, Py_ssize_t len)
+{
+    int tk = PyUnicode_KIND(to), fk = PyUnicode_KIND(from);
+    void *td = PyUnicode_DATA(to);
+    const void *fd = PyUnicode_DATA(from);
+    if (tk == fk) {
+        memcpy((char *)td + (size_t)at * (size_t)tk, (const char *)fd + (size_t)a * (size_t)fk,
+               (size_t)len * (size_t)fk);
+        return;
+    }
+    for (Py_ssize_t k = 0; k < len; k++) PyUnicode_WRITE(tk, td, at + k, PyUnicode_READ(fk, fd, a + k));
+}
+
 /* Make sbuf extra characters longer, able to hold maxc; the new room is at the end. */
 static int
 s_grow(Machine *m, Py_ssize_t extra, Py_UCS4 maxc)
@@ -319,10 +336,7 @@ s_grow(Machine *m, Py_ssize_t extra, Py_UCS4 maxc)
     if (m->sbuf == NULL || max_class(newmax) != max_class(m->smax)) {
         PyObject *n = PyUnicode_New(old + extra, newmax);
         if (n == NULL) return -1;
-        if (old && PyUnicode_CopyCharacters(n, 0, m->sbuf, 0, old) < 0) {
-            Py_DECREF(n);
-            return -1;
-        }
+        if (old) copy_range(n, 0, m->sbuf, 0, old);
         Py_XSETREF(m->sbuf, n);
     } else if (PyUnicode_Resize(&m->sbuf, old + extra) < 0) {
         return -1;
@@ -354,14 +368,16 @@ s_append_range(Machine *m, PyObject *s, Py_ssize_t a, Py_ssize_t b)
         mx = m->smax;
     Py_ssize_t old = m->sbuf == NULL ? 0 : PyUnicode_GET_LENGTH(m->sbuf);
     if (s_grow(m, b - a, mx) < 0) return -1;
-    return PyUnicode_CopyCharacters(m->sbuf, old, s, a, b - a) < 0 ? -1 : 0;
+    copy_range(m->sbuf, old, s, a, b - a);
+    return 0;
 }
 
 static int
-scr_put(Machine *m, Py_UCS4 c)
+scr_reserve(Machine *m, Py_ssize_t extra)
 {
-    if (m->scr_len == m->scr_cap) {
+    if (m->scr_len + extra > m->scr_cap) {
         Py_ssize_t cap = m->scr_cap ? m->scr_cap * 2 : 64;
+        while (cap < m->scr_len + extra) cap *= 2;
         Py_UCS4 *p = PyMem_Realloc(m->scr, (size_t)cap * sizeof(Py_UCS4));
         if (p == NULL) {
             PyErr_NoMemory();
@@ -370,6 +386,13 @@ scr_put(Machine *m, Py_UCS4 c)
         m->scr = p;
         m->scr_cap = cap;
     }
+    return 0;
+}
+
+static inline int
+scr_put(Machine *m, Py_UCS4 c)
+{
+    if (m->scr_len == m->scr_cap && scr_reserve(m, 1) < 0) return -1;
     m->scr[m->scr_len++] = c;
     if (c > m->scr_max) m->scr_max = c;
     return 0;
@@ -378,9 +401,50 @@ scr_put(Machine *m, Py_UCS4 c)
 static int
 scr_put_range(Machine *m, int kind, const void *data, Py_ssize_t a, Py_ssize_t b)
 {
-    for (Py_ssize_t k = a; k < b; k++)
-        if (scr_put(m, PyUnicode_READ(kind, data, k)) < 0) return -1;
+    if (b <= a) return 0;
+    if (scr_reserve(m, b - a) < 0) return -1;
+    Py_UCS4 *out = m->scr + m->scr_len;
+    Py_UCS4 mx = m->scr_max;
+    Py_ssize_t len = b - a;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *in = (const Py_UCS1 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *in = (const Py_UCS2 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    } else {
+        const Py_UCS4 *in = (const Py_UCS4 *)data + a;
+        for (Py_ssize_t k = 0; k < len; k++) {
+            out[k] = in[k];
+            if (in[k] > mx) mx = in[k];
+        }
+    }
+    m->scr_len += len;
+    m->scr_max = mx;
     return 0;
+}
+
+/* First index >= i of '"', '\\' or a control character in s[:n] (n if none). */
+static Py_ssize_t
+plain_run_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n)
+{
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    } else if (kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = (const Py_UCS2 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    } else {
+        const Py_UCS4 *p = (const Py_UCS4 *)data;
+        while (i < n && p[i] != '"' && p[i] != '\\' && p[i] >= 0x20) i++;
+    }
+    return i;
 }
 
 /* Move what the current chunk decoded (scr, then s[seg:i]) into sbuf. */
@@ -637,11 +701,7 @@ run(Machine *m, PyObject *chunk)
         if (st == ST_STRING) {
             Py_ssize_t seg = i;
             for (;;) {
-                while (i < n) {
-                    Py_UCS4 c = CH(i);
-                    if (c == '"' || c == '\\' || c < 0x20) break;
-                    i++;
-                }
+                i = plain_run_end(kind, data, i, n);
                 if (i >= n) {
                     if (s_flush(m, s, seg, n) < 0) FAIL;
                     goto string_chunk_end;
@@ -1401,15 +1461,14 @@ need_events(Machine *m)
     return m->events;
 }
 
+/* Hand the collected events over and start a new list (O(1), no copy). */
 static PyObject *
 take(Machine *m)
 {
-    PyObject *out = PyList_GetSlice(m->events, 0, PyList_GET_SIZE(m->events));
-    if (out == NULL) return NULL;
-    if (PyList_SetSlice(m->events, 0, PyList_GET_SIZE(m->events), NULL) < 0) {
-        Py_DECREF(out);
-        return NULL;
-    }
+    PyObject *fresh = PyList_New(0);
+    if (fresh == NULL) return NULL;
+    PyObject *out = m->events;
+    m->events = fresh;
     return out;
 }
 

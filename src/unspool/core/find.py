@@ -7,6 +7,9 @@ offered to the stdlib's C decoder once, which reads a long valid value much
 faster.  A candidate that reads to a complete value is a match and scanning
 resumes after it, so matches never overlap and each is a *top-level* value.
 Scalars are not searched for: in prose, ``42`` or ``true`` is just a word.
+With ``lenient=True`` every lenient kind but ``unquoted_value`` and ``extra_closer``
+is on: in prose, ``[docs]`` is a bracketed word, not an array holding a string, and a
+value ends at its own closer.
 ``<think>…</think>`` / ``<thinking>…</thinking>`` blocks are skipped by default
 (a schema or example inside the model's reasoning is not its answer); an
 unclosed one hides the rest of the text.
@@ -32,6 +35,7 @@ from typing import Any
 
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
+from unspool.core.lexicon import LENIENT_KINDS
 from unspool.core.path_events import Repair
 
 __all__ = ["JsonMatch", "find_all_json", "find_json"]
@@ -101,6 +105,9 @@ def _scan(
 ) -> Iterator[JsonMatch]:
     if not isinstance(text, str):
         raise TypeError(f"expected str, not {type(text).__name__}")
+    if lenient is True:
+        # in prose a bracket often holds words ("see [docs]"): bare words are not values here
+        lenient = LENIENT_KINDS - {"unquoted_value", "extra_closer"}
     n = len(text)
     candidates = _CANDIDATES if skip_think else _CONTAINERS
     budget = _BUDGET_FACTOR * n + _BUDGET_MIN

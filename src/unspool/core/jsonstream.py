@@ -45,6 +45,17 @@ from unspool.core.path_events import (
 from unspool.core.preamble import PreambleScanner
 from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close
 from unspool.core.snapshot import deep_copy, max_depth
+from unspool.core.tokens import (
+    MESSAGES,
+    NUMBER_END,
+    is_atom,
+    literal_prefix,
+    root_rest_run,
+    root_word_run,
+    token_rest_run,
+    token_value,
+    token_word_run,
+)
 
 __all__ = ["JsonStream", "parse_partial"]
 
@@ -62,6 +73,7 @@ _UKEY = 10  # inside an unquoted key (lenient)
 _COMMENT = 11  # inside a comment (lenient)
 _PREAMBLE = 12  # before the root value (skip_preamble)
 _END = 13  # the root value is complete
+_UVAL = 14  # inside an unquoted value token (lenient)
 
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
@@ -429,6 +441,13 @@ class JsonStream:
         k_missing_comma = "missing_comma" in kinds
         k_inner = "inner_quote" in kinds
         k_nan = "nan" in kinds
+        k_escape = "invalid_escape" in kinds
+        k_token = bool(kinds & {"unquoted_value", "literal_case", "leading_zeros"})
+        k_curly = "curly_quotes" in kinds
+        k_ellipsis = "ellipsis" in kinds
+        k_missing_value = "missing_value" in kinds
+        k_closer = "mismatched_closer" in kinds
+        k_extra = "extra_closer" in kinds
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
             c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
@@ -468,6 +487,12 @@ class JsonStream:
         d_start = 0  # length of sbuf already reported by StringDelta
         s_pos = 0  # stream offset of its opening quote
         ctrl_seen = False
+        qalt = ""  # other characters that may close it (a string opened by a curly quote)
+        # the in-flight unquoted token (lenient)
+        ubuf = ""
+        u_pos = 0
+        u_word = True  # still in its first word
+        glue = False  # a root number or literal just ended: a letter right after it is an error
         # the in-flight number
         nbuf = ""
         n_pos = 0
@@ -480,6 +505,7 @@ class JsonStream:
         shift = 0  # release_items: how many of its items were released
 
         carry = ""  # undecided text, prepended to the next chunk
+        eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
         s = yield
         if s is None:  # finish() before any input
@@ -508,9 +534,14 @@ class JsonStream:
                                 shift += len(rlist) - 1
                                 del rlist[:-1]
                             base += n
-                            s = yield
+                            s = None if eof else (yield)
                             if s is None:
-                                break
+                                if eof or not carry:
+                                    break
+                                eof = (
+                                    True  # finish(): decide what was held, the end as its delimiter
+                                )
+                                s = ""
                             if carry:
                                 s = carry + s
                                 base -= len(carry)
@@ -543,9 +574,12 @@ class JsonStream:
                             shift += k
                             del rlist[:k]
                     base += n
-                    s = yield
+                    s = None if eof else (yield)
                     if s is None:
-                        break
+                        if eof or not carry:
+                            break
+                        eof = True
+                        s = ""
                     if carry:
                         s = carry + s
                         base -= len(carry)
@@ -572,10 +606,10 @@ class JsonStream:
                         if i >= n:
                             break
                         c = s[i]
-                        if c == quote:
-                            if k_inner and not is_key:
+                        if c == quote or c in qalt:
+                            if (k_inner or qalt) and not is_key:
                                 verdict = decide_close(
-                                    s, i + 1, bool(stack) and type(stack[-1]) is dict
+                                    s, i + 1, bool(stack) and type(stack[-1]) is dict, eof
                                 )
                                 if verdict == UNDECIDED:
                                     carry = s[i:]
@@ -625,9 +659,19 @@ class JsonStream:
                                 hexpart = s[i + 2 : i + 6]
                                 for off, h in enumerate(hexpart):
                                     if h not in lx.HEX:
-                                        raise parse_error(
-                                            "Invalid \\uXXXX escape", base + i + 2 + off
-                                        )
+                                        if not k_escape:
+                                            raise parse_error(
+                                                "Invalid \\uXXXX escape", base + i + 2 + off
+                                            )
+                                        hexpart = ""
+                                        break
+                                if not hexpart and k_escape and s[i + 2 : i + 3]:
+                                    _repair(
+                                        repairs, evs, "invalid_escape", base + i, "kept \\u as text"
+                                    )
+                                    sbuf += "\\u"
+                                    i += 2
+                                    continue
                                 if len(hexpart) < 4:
                                     carry = s[i:]
                                     i = n
@@ -654,14 +698,19 @@ class JsonStream:
                                     # a lone high surrogate: but a broken escape after it
                                     # fails first, so the partial never shows the held half
                                     bad = bad_escape_at(nxt, escapes)
-                                    if 0 <= bad <= low_surrogate_prefix_len(nxt):
+                                    if not k_escape and 0 <= bad <= low_surrogate_prefix_len(nxt):
                                         raise parse_error("Invalid \\escape", base + i + 6 + bad)
                                 sbuf += chr(cp)
                                 i += 6
                                 continue
                             dec = escapes.get(e)
                             if dec is None:
-                                raise parse_error("Invalid \\escape", base + i + 1)
+                                if not k_escape:
+                                    raise parse_error("Invalid \\escape", base + i + 1)
+                                _repair(
+                                    repairs, evs, "invalid_escape", base + i, f"kept \\{e} as text"
+                                )
+                                dec = "\\" + e
                             if (
                                 e == "'" and quote == '"'
                             ):  # in a single-quoted string it is expected
@@ -702,6 +751,15 @@ class JsonStream:
                 c = s[i]
                 if state > _STRING:
                     if state == _END:
+                        if glue:
+                            glue = False
+                            if c.isalnum() or c in "_$.+-":
+                                # "12abc", "false$": never a silent prefix of one token
+                                raise parse_error("Invalid value: text glued to it", base + i)
+                        if k_extra and c in "]}":
+                            _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
+                            i += 1
+                            continue
                         if ignore_trailing:
                             text = s[i:]
                             tail.append(text)
@@ -712,7 +770,7 @@ class JsonStream:
                         if c in WS:
                             i = ws_run(s, i).end()
                             continue
-                        if c == "/" and k_comment:
+                        if (c == "/" or c == "#") and k_comment:
                             comment_ret = state
                             state = _COMMENT
                             continue
@@ -731,7 +789,15 @@ class JsonStream:
                         if len(nbuf) < 100 or lx.digits_run(s, i).end() < j:
                             ok = lx.number_prefix(nbuf + s[i:j], 0).end()
                             if ok != len(nbuf) + j - i:
-                                raise parse_error("Invalid number", n_pos + ok)
+                                if not k_token:
+                                    raise parse_error("Invalid number", n_pos + ok)
+                                # "01", "1.1.1", "2024-01-15": a token, decided when it ends
+                                ubuf = nbuf
+                                u_pos = n_pos
+                                u_word = True
+                                nbuf = ""
+                                state = _UVAL
+                                continue
                         nbuf += s[i:j]
                         i = j
                         if max_tok is not None and len(nbuf) > max_tok:
@@ -739,6 +805,20 @@ class JsonStream:
                                 f"number longer than max_token_chars={max_tok}", n_pos, True
                             )
                         if i >= n:
+                            continue
+                        if k_token and s[i] == "/" and i + 1 >= n and not eof:
+                            carry = "/"  # "1/3" or a comment after 1: the next character says
+                            i = n
+                            continue
+                        if k_token and (
+                            s[i] not in NUMBER_END
+                            or (s[i] == "/" and s[i + 1 : i + 2] not in ("/", "*", ""))
+                        ):
+                            ubuf = nbuf  # "12abc": the number was the start of a token
+                            u_pos = n_pos
+                            u_word = True
+                            nbuf = ""
+                            state = _UVAL
                             continue
                         val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
@@ -758,8 +838,88 @@ class JsonStream:
                             self._root = val
                             state = _END
                             self._complete = True
+                            glue = True
                         if evs is not None:
                             evs.append(new_event(ValueStart, (p, "number")))
+                            evs.append(new_event(ValueEnd, (p, val)))
+                        continue
+
+                    if state == _UVAL:
+                        if c == "/":
+                            # a comment ends the token; any other '/' is text ("1/3", "a/b")
+                            if i + 1 >= n and not eof:
+                                carry = "/"
+                                i = n
+                                continue
+                            if s[i + 1 : i + 2] not in ("/", "*") or not k_comment:
+                                ubuf += "/"
+                                i += 1
+                                continue
+                            j = -2
+                        elif u_word:
+                            j = (token_word_run if stack else root_word_run)(s, i).end()
+                            if j > i:
+                                ubuf += s[i:j]
+                                i = j
+                            if max_tok is not None and len(ubuf) > max_tok:
+                                raise parse_error(
+                                    f"value longer than max_token_chars={max_tok}", u_pos, True
+                                )
+                            if (
+                                not stack
+                                and ubuf[0] not in NUM0
+                                and not literal_prefix(ubuf)
+                                and not is_atom(ubuf)
+                            ):
+                                raise parse_error("Expecting value", u_pos)  # prose at the root
+                            if i >= n or s[i] == "/":
+                                continue
+                            u_word = False
+                            # "true false", "1 2": a blank ends a literal or number
+                            j = i if s[i] in " \t" and is_atom(ubuf) else -1
+                        else:
+                            j = -1
+                        if j == -1:
+                            j = (token_rest_run if stack else root_rest_run)(s, i).end()
+                            if j > i:
+                                ubuf += s[i:j]
+                                i = j
+                            if max_tok is not None and len(ubuf) > max_tok:
+                                raise parse_error(
+                                    f"value longer than max_token_chars={max_tok}", u_pos, True
+                                )
+                            if i >= n or s[i] == "/":
+                                continue
+                        tok = ubuf.rstrip(" \t")
+                        ubuf = ""
+                        val, kind, tag = token_value(
+                            tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
+                        )
+                        if not kind or (kind == "string" and not stack and tok[0] not in NUM0):
+                            # refused; and prose at the root is not a value ("Sure! ...")
+                            raise parse_error("Expecting value", u_pos)
+                        if tag:
+                            _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                        if stack:
+                            top = stack[-1]
+                            if type(top) is list:
+                                if evs is not None:
+                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
+                                top.append(val)
+                            else:
+                                if evs is not None:
+                                    p = (*cpaths[-1], key)
+                                top[key] = val
+                            state = _AFTER
+                        else:
+                            p = ()
+                            self._root = val
+                            state = _END
+                            self._complete = True
+                        if evs is not None:
+                            evs.append(new_event(ValueStart, (p, kind)))
+                            if kind == "string" and val:
+                                evs.append(new_event(StringDelta, (p, val)))
                             evs.append(new_event(ValueEnd, (p, val)))
                         continue
 
@@ -776,21 +936,25 @@ class JsonStream:
 
                     if state == _COMMENT:
                         if not comment_end:
-                            # at the '/' that opens the comment
-                            if i + 1 >= n:
+                            # at the '/' (or '#') that opens the comment
+                            if i + 1 >= n and not (eof and s[i] == "#"):
                                 carry = s[i:]
                                 i = n
                                 state = comment_ret
                                 continue
-                            opener = s[i + 1]
-                            if opener == "/":
+                            opener = s[i + 1] if i + 1 < n else "\n"
+                            if s[i] == "#":
+                                if opener not in " \t\r\n#!":
+                                    raise parse_error("Invalid comment", base + i + 1)
                                 comment_end = "\n"
-                            elif opener == "*":
-                                comment_end = "*/"
+                                _repair(repairs, evs, "comment", base + i, "skipped a # comment")
+                                i += 1
+                            elif opener == "/" or opener == "*":
+                                comment_end = "\n" if opener == "/" else "*/"
+                                _repair(repairs, evs, "comment", base + i, "skipped a comment")
+                                i += 2
                             else:
                                 raise parse_error("Invalid comment", base + i + 1)
-                            _repair(repairs, evs, "comment", base + i, "skipped a comment")
-                            i += 2
                         found = s.find(comment_end, i)
                         if found < 0:
                             if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
@@ -849,9 +1013,43 @@ class JsonStream:
                             state = _END
                             self._complete = True
                         continue
-                    if c == "/" and k_comment:
+                    if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
+                        continue
+                    if k_closer and c in "]}":
+                        # "[{"a": 1]" or "{"a": [1}": the closer of the wrong kind
+                        k = lx.ws_upto(s, i + 1).end()
+                        if k >= n and not eof and k - i <= lx.LOOKAHEAD:
+                            carry = s[i:]
+                            i = n
+                            continue
+                        want = list if c == "]" else dict
+                        deeper = any(type(x) is want for x in stack)
+                        if not deeper and k < n and s[k] == "," and k_extra:
+                            # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
+                            _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
+                            i += 1
+                            continue
+                        stack.pop()
+                        if top is rlist:
+                            shift += len(top)
+                            top.clear()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        _repair(
+                            repairs,
+                            evs,
+                            "mismatched_closer",
+                            base + i,
+                            f"closed {'an object' if type(top) is dict else 'an array'} at {c}",
+                        )
+                        if not deeper or (k < n and s[k] == ","):
+                            i += 1  # a typo for the right closer: the document goes on after it
+                        # else the closer of an outer container: the inner one's was missing
+                        if not stack:
+                            state = _END
+                            self._complete = True
                         continue
                     if k_missing_comma and c not in "]}:,":
                         _repair(repairs, evs, "missing_comma", base + i, "inserted a missing comma")
@@ -864,6 +1062,95 @@ class JsonStream:
 
                 # ---------------------------------------------------------- a value
                 if state <= _ELEM:
+                    if state == _VALUE:
+                        if k_missing_value and stack and c in ",}":
+                            # '"k": ,' or '"k": }': the value never came
+                            _repair(repairs, evs, "missing_value", base + i, "read null")
+                            top = stack[-1]
+                            top[key] = None
+                            if evs is not None:
+                                p = (*cpaths[-1], key)
+                                evs.append(new_event(ValueStart, (p, "null")))
+                                evs.append(new_event(ValueEnd, (p, None)))
+                            state = _AFTER
+                            continue
+                    elif c == "." or c == "\u2026":
+                        if k_ellipsis:
+                            if c == "." and not s.startswith("...", i):
+                                if n - i < 3 and "...".startswith(s[i:]) and not eof:
+                                    carry = s[i:]
+                                    i = n
+                                    continue
+                            else:
+                                # "[1, 2, ...]": a placeholder, not a value
+                                _repair(repairs, evs, "ellipsis", base + i, "dropped an ellipsis")
+                                i += 3 if c == "." else 1
+                                state = _AFTER
+                                continue
+                    elif c == "}" and k_closer:
+                        # "[1, 2}": the array's closer mistyped
+                        top = stack[-1]
+                        if state == _ELEM:
+                            if not k_trailing_comma:
+                                raise parse_error("Trailing comma before '}'", base + i)
+                            _repair(
+                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
+                            )
+                        _repair(repairs, evs, "mismatched_closer", base + i, "closed an array at }")
+                        stack.pop()
+                        if top is rlist:
+                            shift += len(top)
+                            top.clear()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        i += 1
+                        if stack:
+                            state = _AFTER
+                        else:
+                            state = _END
+                            self._complete = True
+                        continue
+                    if k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE):
+                        _repair(
+                            repairs, evs, "curly_quotes", base + i, "read a curly-quoted string"
+                        )
+                        if stack:
+                            top = stack[-1]
+                            s_cont = top
+                            if type(top) is list:
+                                if evs is not None:
+                                    s_path = (
+                                        *cpaths[-1],
+                                        len(top) + (shift if top is rlist else 0),
+                                    )
+                                top.append("")
+                                s_key = None
+                            else:
+                                if evs is not None:
+                                    s_path = (*cpaths[-1], key)
+                                top[key] = ""
+                                s_key = key
+                        else:
+                            s_cont = None
+                            s_key = None
+                            s_path = ()
+                            self._root = ""
+                        if evs is not None:
+                            evs.append(new_event(ValueStart, (s_path, "string")))
+                        state = _STRING
+                        is_key = False
+                        if c in lx.CURLY_DOUBLE:
+                            quote, qalt = '"', lx.CURLY_DOUBLE
+                            str_run, special = lx.curly_dq_run, lx.curly_dq_special
+                        else:
+                            quote, qalt = "'", lx.CURLY_SINGLE
+                            str_run, special = lx.curly_sq_run, lx.curly_sq_special
+                        sbuf = ""
+                        s_pos = base + i
+                        d_start = 0
+                        ctrl_seen = False
+                        i += 1
+                        continue
                     if c == '"' or (c == "'" and k_single):
                         if c == "'":
                             _repair(
@@ -882,7 +1169,9 @@ class JsonStream:
                             else:
                                 if (
                                     not k_inner
-                                    or decide_close(s, j, bool(stack) and type(stack[-1]) is dict)
+                                    or decide_close(
+                                        s, j, bool(stack) and type(stack[-1]) is dict, eof
+                                    )
                                     == CLOSE
                                 ):
                                     if max_tok is not None and len(text) > max_tok:
@@ -944,6 +1233,7 @@ class JsonStream:
                         state = _STRING
                         is_key = False
                         quote = c
+                        qalt = ""
                         str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
                         special = lx.sq_special if c == "'" else lx.dq_special
                         sbuf = ""
@@ -1042,7 +1332,15 @@ class JsonStream:
                             n_pos = pos
                             ok = lx.number_prefix(nbuf, 0).end()
                             if ok != len(nbuf):
-                                raise parse_error("Invalid number", pos + ok)
+                                if not k_token:
+                                    raise parse_error("Invalid number", pos + ok)
+                                ubuf = nbuf
+                                u_pos = pos
+                                u_word = True
+                                nbuf = ""
+                                state = _UVAL
+                                i = n
+                                continue
                             if max_tok is not None and len(nbuf) > max_tok:
                                 raise parse_error(
                                     f"number longer than max_token_chars={max_tok}", pos, True
@@ -1067,13 +1365,38 @@ class JsonStream:
                                 continue
                             else:
                                 raise parse_error("Invalid literal", pos)
+                        elif k_token and s[j] == "/" and j + 1 >= n and not eof:
+                            nbuf = tok  # "1/3" or a comment after 1: the next character says
+                            n_pos = pos
+                            state = _NUMBER
+                            carry = "/"
+                            i = n
+                            continue
+                        elif k_token and (
+                            s[j] not in NUMBER_END
+                            or not _whole_number(tok)
+                            or (s[j] == "/" and s[j + 1 : j + 2] not in ("/", "*", ""))
+                        ):
+                            # "12abc", "1/3", "2024-01-15", "01": a token, decided when it ends
+                            ubuf = ""
+                            u_pos = pos
+                            u_word = True
+                            state = _UVAL
+                            continue
                         else:
                             val = number_value(parse_float, parse_int, max_int, tok, pos)
                             i = j
+                    elif k_token and c not in _NOT_TOKEN:
+                        # "New York", "TRUE", "None": held back until the token ends
+                        ubuf = ""
+                        u_pos = pos
+                        u_word = True
+                        state = _UVAL
+                        continue
                     else:
                         entries = literals.get(c)
                         if entries is None:
-                            if c == "/" and k_comment:
+                            if (c == "/" or c == "#") and k_comment:
                                 comment_ret = state
                                 state = _COMMENT
                                 continue
@@ -1111,6 +1434,7 @@ class JsonStream:
                         self._root = val
                         state = _END
                         self._complete = True
+                        glue = True
                     if evs is not None:
                         evs.append(new_event(ValueStart, (p, kind)))
                         evs.append(new_event(ValueEnd, (p, val)))
@@ -1144,6 +1468,7 @@ class JsonStream:
                         state = _STRING
                         is_key = True
                         quote = c
+                        qalt = ""
                         str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
                         special = lx.sq_special if c == "'" else lx.dq_special
                         sbuf = ""
@@ -1168,14 +1493,60 @@ class JsonStream:
                             state = _END
                             self._complete = True
                         continue
-                    if k_unquoted and c in lx.IDENT_START:
+                    if k_unquoted and (c in lx.IDENT_START or c in "0123456789"):
                         _repair(repairs, evs, "unquoted_key", base + i, "read an unquoted key")
                         sbuf = ""
                         state = _UKEY
                         continue
-                    if c == "/" and k_comment:
+                    if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
+                        continue
+                    if k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE):
+                        _repair(repairs, evs, "curly_quotes", base + i, "read a curly-quoted key")
+                        state = _STRING
+                        is_key = True
+                        if c in lx.CURLY_DOUBLE:
+                            quote, qalt = '"', lx.CURLY_DOUBLE
+                            str_run, special = lx.curly_dq_run, lx.curly_dq_special
+                        else:
+                            quote, qalt = "'", lx.CURLY_SINGLE
+                            str_run, special = lx.curly_sq_run, lx.curly_sq_special
+                        sbuf = ""
+                        s_pos = base + i
+                        ctrl_seen = False
+                        i += 1
+                        continue
+                    if k_ellipsis and (c == "." or c == "\u2026"):
+                        if c == "\u2026" or s.startswith("...", i):
+                            _repair(repairs, evs, "ellipsis", base + i, "dropped an ellipsis")
+                            i += 1 if c == "\u2026" else 3
+                            state = _AFTER
+                            continue
+                        if n - i < 3 and "...".startswith(s[i:]) and not eof:
+                            carry = s[i:]
+                            i = n
+                            continue
+                    if k_closer and c == "]":
+                        # '{"a": 1, ]': the object's closer mistyped
+                        if state == _KEY:
+                            if not k_trailing_comma:
+                                raise parse_error("Trailing comma before ']'", base + i)
+                            _repair(
+                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
+                            )
+                        _repair(
+                            repairs, evs, "mismatched_closer", base + i, "closed an object at ]"
+                        )
+                        top = stack.pop()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        i += 1
+                        if stack:
+                            state = _AFTER
+                        else:
+                            state = _END
+                            self._complete = True
                         continue
                     raise parse_error("Expecting property name enclosed in double quotes", base + i)
 
@@ -1186,7 +1557,7 @@ class JsonStream:
                             i = ws_run(s, i + 1).end()
                         state = _VALUE
                         continue
-                    if c == "/" and k_comment:
+                    if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
                         continue
@@ -1221,6 +1592,34 @@ class JsonStream:
                     self._complete = True
             else:
                 _set_slot(self, s_cont, s_key, sbuf)
+        elif state == _UVAL:
+            tok = ubuf.rstrip(" \t")
+            if tok and not (stack and literal_prefix(tok)):  # a cut-off "tr" is dropped
+                val, kind, tag = token_value(
+                    tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
+                )
+                if kind and not (kind == "string" and not stack and tok[0] not in NUM0):
+                    if tag:
+                        _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                    if stack:
+                        top = stack[-1]
+                        if type(top) is list:
+                            if evs is not None:
+                                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
+                            top.append(val)
+                        else:
+                            if evs is not None:
+                                p = (*cpaths[-1], key)
+                            top[key] = val
+                    else:
+                        p = ()
+                        self._root = val
+                        self._complete = True
+                    if evs is not None:
+                        evs.append(new_event(ValueStart, (p, kind)))
+                        if kind == "string" and val:
+                            evs.append(new_event(StringDelta, (p, val)))
+                        evs.append(new_event(ValueEnd, (p, val)))
         elif state == _NUMBER:
             m = lx.number_full(nbuf)
             if m is not None and m.end() == len(nbuf):
@@ -1273,6 +1672,15 @@ def _repair(
     repairs.append(r)
     if evs is not None:
         evs.append(r)
+
+
+_NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
+"""Characters that never start an unquoted value token."""
+
+
+def _whole_number(tok: str) -> bool:
+    m = lx.number_full(tok)
+    return m is not None and m.end() == len(tok)
 
 
 def _common_prefix(a: str, b: str) -> int:

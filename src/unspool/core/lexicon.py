@@ -30,6 +30,22 @@ IDENT_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV
 ws_run: Final = cast(Run, re.compile(r"[ \t\n\r]*").match)
 """Consume JSON whitespace."""
 
+LOOKAHEAD: Final = 256
+"""Blanks a lenient decision reads past before deciding without them (bounds its work)."""
+
+ws_upto: Final = cast(Run, re.compile(rf"[ \t\n\r]{{0,{LOOKAHEAD + 1}}}").match)
+"""Whitespace, at most one character past :data:`LOOKAHEAD`."""
+
+CURLY_DOUBLE: Final = "\u201c\u201d"
+CURLY_SINGLE: Final = "\u2018\u2019"
+"""Typographic quotes that models use as JSON string delimiters."""
+
+curly_dq_run: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f\u201c\u201d]*').match)
+curly_dq_special: Final = re.compile(r'["\\\x00-\x1f\u201c\u201d]').search
+curly_sq_run: Final = cast(Run, re.compile(r"[^'\\\x00-\x1f\u2018\u2019]*").match)
+curly_sq_special: Final = re.compile(r"['\\\x00-\x1f\u2018\u2019]").search
+"""Runs of a string opened by a curly quote: they stop at either kind of closing quote."""
+
 dq_run: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f]*').match)
 """Plain characters of a double-quoted string (strict: no control characters)."""
 
@@ -107,6 +123,15 @@ LENIENT_KINDS: Final = frozenset(
         "inner_quote",
         "nan",
         "truncated",
+        "invalid_escape",
+        "unquoted_value",
+        "literal_case",
+        "leading_zeros",
+        "curly_quotes",
+        "ellipsis",
+        "missing_value",
+        "mismatched_closer",
+        "extra_closer",
     }
 )
 """Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""

@@ -1,9 +1,9 @@
 """Lenient mode's hardest call: is a quote the end of a string, or a quote inside it?
 
 Models write ``"He said "hi" to me"``.  When lenient mode meets a quote inside a
-string value it looks at what follows (a few characters of lookahead, carried to
-the next chunk when the chunk ends first) and decides once, so the live value
-only ever grows.
+string value it looks at what follows (a bounded lookahead, carried to the next
+chunk when the chunk ends first) and decides once, so the live value only ever
+grows.  At the end of the input (``eof``) the end counts as a delimiter.
 """
 
 from __future__ import annotations
@@ -26,54 +26,93 @@ INNER_QUOTE_WS: Final = 256
 _BOUND: Final = INNER_QUOTE_WS + 1
 _ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r]{{0,{_BOUND}}}").match)
 _ident: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\-]{{0,{_BOUND}}}").match)
+_number: Final = cast(lx.Run, re.compile(rf"[-+0-9.eE]{{0,{_BOUND}}}").match)
 
 LITERAL_WORDS: Final = frozenset(
     {"true", "false", "null", "True", "False", "None", "NaN", "Infinity"}
 )
 
 
-def decide_close(text: str, j: int, in_object: bool) -> int:
+def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
     It closes when what follows (after whitespace) is a closer, a colon, a quote, a
-    comment, a ``<`` (a closing tag), an unquoted key and its ``:`` in an object (a
-    missing comma), or a comma followed by something that can start the next member
-    or item; otherwise the quote belongs to the text (``"He said "hi" to me"``).
+    comment (``//`` or ``/*``), a ``<`` (a closing tag), an unquoted key and its ``:``
+    in an object (a missing comma), a comma followed by something that can start the
+    next member or item, or, in an array, the next item without its comma (a number
+    or literal ending at a delimiter, ``[`` or ``{``); otherwise the quote belongs to
+    the text (``"He said "hi" to me"``, ``"a "5 apples" b"``).
     """
     k = _ws(text, j).end()
     if k - j > INNER_QUOTE_WS:
         return CLOSE
     if k >= len(text):
-        return UNDECIDED
+        return CLOSE if eof else UNDECIDED
     c = text[k]
-    if c in "}]:\"'/<":  # '<': the closing tag right after a tagged action's body
+    if c in "}]:\"'<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
+    if c == "`" or c == "#":  # a closing fence, a "# comment"
+        if k + 1 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k + 1] in (" `" if c == "#" else "`") else INNER
+    if c == "/":
+        if k + 1 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k + 1] in "/*" else INNER
     if c == ",":
         k2 = _ws(text, k + 1).end()
         if k2 - k > INNER_QUOTE_WS:
             return CLOSE
         if k2 >= len(text):
-            return UNDECIDED
+            return CLOSE if eof else UNDECIDED
         c2 = text[k2]
-        if c2 in "\"'{[]}/-0123456789":
+        if c2 in "\"'{[]}/-0123456789" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
             return CLOSE
         if c2 in lx.IDENT_START:
-            return word_follows(text, k2, in_object, literal_closes=True)
+            return word_follows(text, k2, in_object, True, eof)
         return INNER
-    if in_object and c in lx.IDENT_START:
-        return word_follows(text, k, in_object, literal_closes=False)
+    if in_object:
+        if c in lx.IDENT_START:
+            return word_follows(text, k, in_object, False, eof)
+        return INNER
+    if c in "[{":
+        return CLOSE  # the next item of an array, its comma missing
+    if c in lx.NUMBER_START:
+        return _item_follows(text, k, _number(text, k).end(), eof)
+    if c in lx.IDENT_START:
+        k2 = _ident(text, k).end()
+        word = text[k:k2]
+        if k2 >= len(text) and not eof and any(w.startswith(word) for w in LITERAL_WORDS):
+            return UNDECIDED  # "tr" may yet be "true"
+        if word in LITERAL_WORDS:
+            return _item_follows(text, k, k2, eof)
     return INNER
 
 
-def word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> int:
+def _item_follows(text: str, k: int, k2: int, eof: bool) -> int:
+    """A number or literal ``text[k:k2]`` after a quote in an array: a missing comma if
+    a delimiter (or the end) follows it, prose otherwise (``"a "5 apples" b"``)."""
+    if k2 - k > INNER_QUOTE_WS:
+        return INNER
+    k3 = _ws(text, k2).end()
+    if k3 - k > INNER_QUOTE_WS:
+        return INNER
+    if k3 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return CLOSE if text[k3] in ",]}" or (k3 > k2 and text[k3] in "\"'[{") else INNER
+
+
+def word_follows(
+    text: str, k: int, in_object: bool, literal_closes: bool, eof: bool = False
+) -> int:
     """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
-    unquoted key followed by ``:`` or a comment means the quote closed the string;
-    any other word is prose (``"x", then left"``)."""
+    unquoted key followed by ``:`` (not ``://``, a URL) or a comment means the quote
+    closed the string; any other word is prose (``"x", then left"``)."""
     k2 = _ident(text, k).end()
     if k2 - k > INNER_QUOTE_WS:
         return INNER
     if k2 >= len(text):
-        return UNDECIDED
+        return CLOSE if eof else UNDECIDED
     if literal_closes and text[k:k2] in LITERAL_WORDS:
         return CLOSE
     if not in_object:
@@ -82,5 +121,11 @@ def word_follows(text: str, k: int, in_object: bool, literal_closes: bool) -> in
     if k3 - k > INNER_QUOTE_WS:
         return INNER
     if k3 >= len(text):
-        return UNDECIDED
-    return CLOSE if text[k3] in ":/" else INNER
+        return CLOSE if eof else UNDECIDED
+    if text[k3] == "/":
+        return CLOSE
+    if text[k3] != ":":
+        return INNER
+    if k3 + 1 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return INNER if text[k3 + 1] == "/" else CLOSE  # "https://..." is text

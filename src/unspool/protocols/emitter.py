@@ -92,7 +92,7 @@ class ActionEmitter:
         index = self.next_index
         self.next_index += 1
         attrs = dict(attributes) if attributes else {}
-        self._open[index] = _Open(name, action_id, attrs)
+        self._open[index] = _Open(name, action_id, dict(attrs))  # each event its own dict
         return ActionStarted(self.action_id(index), index, name, action_id, attrs)
 
     def args_delta(self, index: int, partial: Any, delta: str | None = None) -> ActionArgsDelta:

@@ -30,6 +30,9 @@ Around the array (found by :class:`~unspool.protocols.interleaved_prose.ProseSca
 
   A fence before the array, and a ```json`` fence marker line anywhere, are
   never shown (``Diagnostic(kind="fence")``).
+* A ``<think>…</think>`` (or ``<thinking>``) block at the start of the reply, as
+  reasoning models write one, is ``ReasoningDelta``, streamed, never text
+  (:class:`~unspool.protocols.think.LeadingThink`).
 * Everything after the array's closing ``]`` (a fence, "Hope this helps!", a
   second array), in the same chunk as ``]`` or later, is ignored and reported
   at ``finish()`` as one ``Diagnostic`` (kind ``"fence"``, ``"extra_array"`` or
@@ -67,7 +70,14 @@ from typing import Any, Literal
 
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
-from unspool.events import Diagnostic, DoneReason, Event, FinishReason, TextDelta
+from unspool.events import (
+    Diagnostic,
+    DoneReason,
+    Event,
+    FinishReason,
+    ReasoningDelta,
+    TextDelta,
+)
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.interleaved_items import ItemTracker
 from unspool.protocols.interleaved_prose import (
@@ -77,6 +87,7 @@ from unspool.protocols.interleaved_prose import (
     ProseText,
     Segment,
 )
+from unspool.protocols.think import LeadingThink, Piece
 
 __all__ = ["InterleavedParser", "ProsePolicy", "parse_interleaved"]
 
@@ -85,6 +96,25 @@ ProsePolicy = Literal["stream", "hold"]
 _PROSE, _ARRAY, _CLOSING, _AFTER = 0, 1, 2, 3
 _CLOSING_FENCE = re.compile(r"`{3,}")
 _ARRAY_START = re.compile(r"\[\s*[{\]]")
+_BRACES = re.compile(r"[{}]")
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut before each ``{`` and after each ``}``, so that the piece in which an
+    object opens starts with its ``{`` and the piece in which it closes ends with its
+    ``}``: the params' raw text is then a run of whole pieces (see ``ItemTracker``)."""
+    if "{" not in text and "}" not in text:
+        return [text]
+    out: list[str] = []
+    start = 0
+    for m in _BRACES.finditer(text):
+        cut = m.start() if m.group() == "{" else m.end()
+        if cut > start:
+            out.append(text[start:cut])
+            start = cut
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 class _Candidate:
@@ -133,6 +163,7 @@ class InterleavedParser:
         "_tail",
         "_tail_pos",
         "_text_chars",
+        "_think",
         "_truncated",
         "emitter",
     )
@@ -153,6 +184,7 @@ class InterleavedParser:
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._bytes_seen = False  # str-only streams skip the decoder entirely
         self._scanner = ProseScanner()
+        self._think = LeadingThink()
         self._phase = _PROSE
         self._offset = 0  # characters received so far
         self._held: list[ProseText] = []  # prose held back (prose="hold"; leading whitespace)
@@ -183,7 +215,7 @@ class InterleavedParser:
         if text:
             pos = self._offset
             self._offset += len(text)
-            self._process(text, pos, out)
+            self._pieces(self._think.feed(text, pos), out)
         return self._count(out)
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -196,7 +228,8 @@ class InterleavedParser:
         if rest:
             pos = self._offset
             self._offset += len(rest)
-            self._process(rest, pos, out)
+            self._pieces(self._think.feed(rest, pos), out)
+        self._pieces(self._think.finish(), out)
         self._finished = True
         if self._phase == _PROSE and not self._scanner.seen_text:
             # a reply that is just "[" (or a fence and "["): an array cut off at once
@@ -252,6 +285,14 @@ class InterleavedParser:
             return text
 
     # -- prose, array, closing, after -------------------------------------------
+
+    def _pieces(self, pieces: list[Piece], out: list[Event]) -> None:
+        """Reasoning of a leading ``<think>`` block out as it is, the reply processed."""
+        for kind, text, pos in pieces:
+            if kind == "reasoning":
+                out.append(ReasoningDelta(text))
+            else:
+                self._process(text, pos, out)
 
     def _process(self, text: str, pos: int, out: list[Event]) -> None:
         while text:
@@ -324,21 +365,23 @@ class InterleavedParser:
         was rejected."""
         cand = self._cand
         assert cand is not None
-        before = cand.fed
         cand.chunks.append(text)
-        cand.fed += len(text)
-        try:
-            events = cand.core.feed_events(text)
-        except MalformedJSON as err:
-            return self._malformed(err, before, out)
         tracker = cand.tracker
-        tracker.handle(events)
-        if tracker.closed:
-            rel = tracker.tail_start
-            if rel is None:  # only whitespace after the root, or a '/' the core holds back
-                body = text.rstrip()
-                rel = before + len(body) - 1 if body.endswith("/") else cand.fed
-            return self._closed(cand, rel, out)
+        for piece in _pieces(text):
+            before = cand.fed
+            cand.fed += len(piece)
+            try:
+                events = cand.core.feed_events(piece)
+            except MalformedJSON as err:
+                return self._malformed(err, before, out)
+            tracker.handle(events, piece, flush=False)
+            if tracker.closed:
+                rel = tracker.tail_start
+                if rel is None:  # only whitespace after the root, or a '/' the core holds back
+                    body = piece.rstrip()
+                    rel = before + len(body) - 1 if body.endswith("/") else cand.fed
+                return self._closed(cand, rel, out)
+        tracker.flush_args()
         if tracker.confirmed:
             self._held.clear()
         out.extend(tracker.take())
@@ -435,11 +478,12 @@ class InterleavedParser:
         try:
             fresh.feed_events(text[:before])
             if epos > before:
-                tracker.handle(fresh.feed_events(text[before:epos]))
+                for piece in _pieces(text[before:epos]):
+                    tracker.handle(fresh.feed_events(piece), piece)
             for char in text[max(before, epos) :]:
                 if tracker.closed:
                     break
-                tracker.handle(fresh.feed_events(char))
+                tracker.handle(fresh.feed_events(char), char)
         except MalformedJSON:
             pass  # the same error again, at the same character: its events are in now
         if tracker.closed:

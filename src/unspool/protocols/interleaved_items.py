@@ -36,6 +36,7 @@ from typing import Any
 
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionComplete, ActionInvalid, Diagnostic, Event, TextDelta
+from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter
 
 __all__ = ["ItemTracker"]
@@ -43,7 +44,7 @@ __all__ = ["ItemTracker"]
 _MISSING: Any = object()
 _NAME_KEYS = ("name", "tool_name")
 _ARGS_KEYS = ("params", "parameters")
-_ID_KEYS = ("action_id", "tool_id")
+_ID_KEYS = ("action_id", "tool_id", "id")  # the model's id, kept as ActionStarted.action_id
 
 
 def _truthy(value: Any) -> bool:
@@ -129,10 +130,12 @@ class _Item:
     names: dict[str, Any] = field(default_factory=dict)
     ids: dict[str, Any] = field(default_factory=dict)
     args_key: str | None = None
-    args_dirty: bool = False
+    args_open: bool = False  # the params object started and did not end yet
+    raw: list[str] = field(default_factory=list)  # params text not yet in a delta
     action: int | None = None  # the emitter's index once started
     started_name: str | None = None
     notes: list[Diagnostic] = field(default_factory=list)
+    snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
 
     def model_id(self) -> str | None:
         for key in _ID_KEYS:
@@ -220,8 +223,16 @@ class ItemTracker:
 
     # -- input -------------------------------------------------------------------
 
-    def handle(self, events: Iterable[PathEvent]) -> None:
-        """Follow a batch of path events, then show the live params of an open action."""
+    def handle(self, events: Iterable[PathEvent], piece: str = "", flush: bool = True) -> None:
+        """Follow a batch of path events, then (``flush``) show the live params of an
+        open action: a parser feeding one chunk in pieces flushes once, at its end.
+
+        ``piece`` is the text whose feeding gave ``events``; the parser cuts its text
+        before each ``{`` and after each ``}``, so a piece in which the params object
+        was open is wholly params text (it starts with the params' ``{`` when they
+        open in it, and ends with their ``}`` when they close in it)."""
+        item = self._item
+        touched = item if item is not None and item.args_open else None
         for ev in events:
             if self.closed:
                 # after the root: a comment or the tail (lenient), the parser's business
@@ -257,11 +268,17 @@ class ItemTracker:
             key = path[1]
             if depth == 2:
                 self._member(item, key, ev)
-            elif key == item.args_key and not isinstance(ev, ValueEnd):
-                item.args_dirty = True  # the params changed (a ValueEnd changes nothing)
-        self.flush_args()
+                if item.args_open:
+                    touched = item
+        if touched is not None and piece:
+            touched.raw.append(piece)
+        if flush:
+            self.flush_args()
 
     def _member(self, item: _Item, key: Any, ev: StringDelta | ValueStart | ValueEnd) -> None:
+        if key == item.args_key and item.args_open and isinstance(ev, ValueEnd):
+            item.args_open = False
+            return
         if key == "content":
             if isinstance(ev, StringDelta):
                 if item.content_active:
@@ -294,7 +311,7 @@ class ItemTracker:
             and ev.kind == "object"
         ):
             item.args_key = str(key)
-            item.args_dirty = True
+            item.args_open = True
 
     def _set_type(self, item: _Item, value: Any) -> None:
         if item.type_value is not _MISSING:
@@ -354,17 +371,21 @@ class ItemTracker:
         item.started_name = name
         self._emit(started)
 
-    def flush_args(self) -> None:
-        """An ``ActionArgsDelta`` with the live params, if they changed since the last one."""
-        item = self._item
-        if item is None or item.action is None or not item.args_dirty or item.args_key is None:
+    def flush_args(self, final: bool = False, item: _Item | None = None) -> None:
+        """An ``ActionArgsDelta`` with the params text that arrived since the last one
+        and a snapshot of the live params (``final``: the params will not grow)."""
+        if item is None:
+            item = self._item
+        if item is None or item.action is None or not item.raw or item.args_key is None:
             return
-        item.args_dirty = False
+        delta = "".join(item.raw)
+        item.raw.clear()
         try:
             partial = self._live()[item.position][item.args_key]
         except (LookupError, TypeError):
             return
-        self._emit(self._emitter.args_delta(item.action, partial))
+        partial = item.snaps.take(partial, len(delta), final)
+        self._emit(self._emitter.args_delta(item.action, partial, delta))
 
     # -- item end ----------------------------------------------------------------
 
@@ -451,7 +472,7 @@ class ItemTracker:
             if candidate is not _MISSING and _truthy(candidate):
                 args = candidate
                 break
-        self.flush_args()
+        self.flush_args(final=True)
         if isinstance(args, dict):
             event: ActionComplete | ActionInvalid = self._emitter.complete(item.action, args)
         else:
@@ -493,7 +514,7 @@ class ItemTracker:
             if item.action is None:
                 self._emit(self._emitter.reject(item.name(), reason, errors, None, item.model_id()))
             else:
-                self.flush_args()
+                self.flush_args(final=True, item=item)
                 self._emit(
                     self._with_model_id(self._emitter.invalid(item.action, reason, errors), item)
                 )

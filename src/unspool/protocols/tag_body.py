@@ -15,17 +15,27 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.core.lexicon import LENIENT_KINDS
-from unspool.core.path_events import PathEvent, Repair, ValueEnd
+from unspool.core.path_events import PathEvent, Repair, ValueEnd, ValueStart
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.tag_formats import TagFormat
 
 __all__ = ["BODY_LENIENT_KINDS", "BodyResult", "BodyScanner"]
+
+_ARGS_BEFORE, _ARGS_OBJECT, _ARGS_ARRAY, _ARGS_STRING, _ARGS_DONE = range(5)
+_ARGS_KINDS = {"object": _ARGS_OBJECT, "array": _ARGS_ARRAY, "string": _ARGS_STRING}
+_OPENERS = re.compile(r'[{\["]')
+_CLOSERS = {
+    _ARGS_OBJECT: re.compile(r"\}"),
+    _ARGS_ARRAY: re.compile(r"\]"),
+    _ARGS_STRING: re.compile(r'"'),
+}
 
 BODY_LENIENT_KINDS = LENIENT_KINDS - {"comment", "truncated"}
 """Repairs allowed in a body with ``lenient=True``.  Comments are left out: a
@@ -64,6 +74,7 @@ class BodyScanner:
     """
 
     __slots__ = (
+        "_args_state",
         "_close",
         "_delta",
         "_error",
@@ -97,6 +108,7 @@ class BodyScanner:
         self._error_at = 0
         self._extra_at = -1
         self._partial: Any = UNSET
+        self._args_state = _ARGS_BEFORE  # where the arguments member is (name_key formats)
         self.start = start
         self.held = ""
         self.closer = ""
@@ -116,7 +128,7 @@ class BodyScanner:
             stream = self._stream
             try:
                 if self._fmt.name_key is not None:
-                    self._watch(stream.feed_events(piece))
+                    self._feed_watching(piece)
                 else:
                     stream.feed(piece)
             except MalformedJSON as exc:
@@ -134,6 +146,11 @@ class BodyScanner:
                     self._take(piece)
                     return -1
                 used = len(piece) - len(stream.tail)
+                if used < 0:
+                    # the value ended inside text taken at an earlier feed (lenient mode's
+                    # lookahead held it): that text, already in the body, follows the value
+                    self._after_value(stream.tail[:-used])
+                    used = 0
                 self._take(piece[:used])
                 self._scanning = True
                 i += used
@@ -159,8 +176,40 @@ class BodyScanner:
     def _take(self, text: str) -> None:
         if text:
             self._parts.append(text)
-            self._delta.append(text)
+            if self._fmt.name_key is None:  # the body is the arguments
+                self._delta.append(text)
             self._size += len(text)
+
+    def _feed_watching(self, text: str) -> None:
+        """Feed a body whose arguments are one member (``{"name": …, "arguments": …}``),
+        cut so that the arguments' raw text is a run of whole pieces: each character
+        that may open them is a piece of its own until they open, and while they are
+        open a piece ends after each character that may close them.  ``_delta`` gets those pieces."""
+        stream = self._stream
+        i, n = 0, len(text)
+        while i < n:
+            state = self._args_state
+            if state == _ARGS_DONE:
+                self._watch(stream.feed_events(text[i:] if i else text))
+                return
+            if state == _ARGS_BEFORE:
+                m = _OPENERS.search(text, i)
+                j = n if m is None else m.start() if m.start() > i else i + 1
+            else:
+                m = _CLOSERS[state].search(text, i)
+                j = n if m is None else m.end()
+            piece = text[i:j]
+            opened = state != _ARGS_BEFORE
+            self._watch(stream.feed_events(piece))
+            if opened or self._args_state != _ARGS_BEFORE:
+                self._delta.append(piece)
+            i = j
+
+    def _after_value(self, taken: str) -> None:
+        """``taken``, the last characters of the body so far, came after the value: note
+        it as extra text like :meth:`_take_raw` does (it holds no ``<``, so no closer)."""
+        if self._error is None and self._extra_at < 0 and taken.strip():
+            self._extra_at = self._size - len(taken.lstrip())
 
     def _take_raw(self, text: str) -> None:
         if self._error is None and self._extra_at < 0 and text.strip():
@@ -168,18 +217,18 @@ class BodyScanner:
         self._take(text)
 
     def _watch(self, events: list[PathEvent]) -> None:
-        if self.name is not None:
-            return
+        """Follow the name (complete once its string ends) and where the arguments are."""
         key = self._fmt.name_key
         for ev in events:
-            if (
-                type(ev) is ValueEnd
-                and ev.path == (key,)
-                and isinstance(ev.value, str)
-                and ev.value
-            ):
-                self.name = ev.value
-                return
+            if isinstance(ev, ValueStart):
+                if self._args_state == _ARGS_BEFORE and _is_args(ev.path, self._fmt):
+                    self._args_state = _ARGS_KINDS.get(ev.kind, _ARGS_DONE)
+            elif isinstance(ev, ValueEnd) and len(ev.path) == 1:
+                if self._args_state != _ARGS_DONE and _is_args(ev.path, self._fmt):
+                    self._args_state = _ARGS_DONE
+                value = ev.value
+                if self.name is None and ev.path == (key,) and isinstance(value, str) and value:
+                    self.name = value
 
     def _replay_name(self) -> None:
         """The chunk that broke the JSON may also have completed the name: read the
@@ -267,3 +316,8 @@ class BodyScanner:
             msg = f"the arguments must be a JSON object, not {type(args).__name__}"
             return BodyResult(name=name, reason="bad_params", errors=({"message": msg},))
         return BodyResult(args, name=name)
+
+
+def _is_args(path: tuple[Any, ...], fmt: TagFormat) -> bool:
+    """Whether ``path`` is the arguments member of a ``{"name": …, "arguments": …}`` body."""
+    return len(path) == 1 and path[0] in fmt.args_keys

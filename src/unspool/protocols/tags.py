@@ -38,6 +38,7 @@ from unspool.events import (
     ReasoningDelta,
     TextDelta,
 )
+from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.plain import Utf8Decoder
@@ -58,7 +59,7 @@ THINK_CLOSE = "</think>"
 _TAG_SEPARATORS = (" ", "\t", "\r", "\n", ">", "/")
 _CODE_KEYS = ("prose", "inline", "info", "fence")
 _TEXT, _TAG, _BODY = 0, 1, 2
-_TRUNCATED = {"message": "the stream ended inside this action"}
+_TRUNCATED = "the stream ended inside this action"
 
 
 class ActionSpan(NamedTuple):
@@ -74,7 +75,16 @@ class ActionSpan(NamedTuple):
 class _Action:
     """The action being read: where its markup began and what its open tag said."""
 
-    __slots__ = ("action_id", "attributes", "error", "index", "name", "open_text", "start")
+    __slots__ = (
+        "action_id",
+        "attributes",
+        "error",
+        "index",
+        "name",
+        "open_text",
+        "snaps",
+        "start",
+    )
 
     def __init__(self, start: int, open_text: str, tag: OpenTag) -> None:
         self.start = start
@@ -84,6 +94,7 @@ class _Action:
         self.action_id = tag.action_id
         self.error = tag.error
         self.index: int | None = None
+        self.snaps = ArgsSnapshots()
 
 
 class TagParser:
@@ -428,13 +439,14 @@ class TagParser:
         self._end_action(out, body, body.closer, base + end)
         return end
 
-    def _flush_args(self, out: list[Event]) -> None:
+    def _flush_args(self, out: list[Event], final: bool = False) -> None:
         body, action = self._body, self._action
         if body is None or action is None or action.index is None:
             return
         delta = body.take_delta()
         if delta:
-            out.append(self.emitter.args_delta(action.index, body.partial, delta))
+            partial = action.snaps.take(body.partial, len(delta), final)
+            out.append(self.emitter.args_delta(action.index, partial, delta))
 
     def _end_action(
         self, out: list[Event], body: BodyScanner | None, closer: str, end: int
@@ -443,7 +455,7 @@ class TagParser:
         assert action is not None
         raw = ""
         if body is not None:
-            self._flush_args(out)
+            self._flush_args(out, final=True)
             raw = body.raw
             self._report_repairs(body, out)
             result = body.result(self._nested)
@@ -475,10 +487,10 @@ class TagParser:
         """The stream ended inside an action: ``ActionInvalid(truncated)`` with the raw body."""
         action, body = self._action, self._body
         assert action is not None and body is not None
-        self._flush_args(out)
+        self._flush_args(out, final=True)
         self._report_repairs(body, out)
         raw = body.raw + body.held
-        errors: tuple[Mapping[str, Any], ...] = (_TRUNCATED,)
+        errors: tuple[Mapping[str, Any], ...] = ({"message": _TRUNCATED},)
         if action.error is not None:
             errors += ({"message": action.error},)
         event: ActionInvalid

@@ -23,6 +23,7 @@ from typing import Any
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.events import Diagnostic, Event, FinishReason
+from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator
 
 __all__ = ["ToolCallAssembler"]
@@ -38,6 +39,7 @@ class _Call:
     parser: JsonStream
     raw: list[str] = field(default_factory=list)
     unsent: str = ""  # raw text not yet carried by an ActionArgsDelta
+    snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
     error: MalformedJSON | None = None
     repairs: int = 0
 
@@ -122,8 +124,9 @@ class ToolCallAssembler:
 
     def args_delta(self, key: Hashable, text: str) -> list[Event]:
         """Feed raw argument text of the call ``key``; ``ActionArgsDelta`` with the live
-        partial arguments once a value is visible (``delta`` carries all the raw text
-        since the previous one, so the deltas join to the raw arguments)."""
+        partial arguments once a value is visible: a snapshot that later text never changes
+        (``delta`` carries all the raw text since the previous one, so the deltas join
+        to the raw arguments)."""
         if not text:
             return []
         call = self._calls.get(key)
@@ -150,7 +153,8 @@ class ToolCallAssembler:
             return events
         delta = call.unsent + text if call.unsent else text
         call.unsent = ""
-        events.append(self.emitter.args_delta(call.index, value, delta))
+        partial = call.snaps.take(value, len(delta), call.parser.complete)
+        events.append(self.emitter.args_delta(call.index, partial, delta))
         return events
 
     def end(self, key: Hashable) -> list[Event]:

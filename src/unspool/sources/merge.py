@@ -22,11 +22,13 @@ import dataclasses
 from collections.abc import Hashable, Mapping
 
 from unspool.events import (
+    Citation,
     Diagnostic,
     DoneReason,
     Event,
     FinishReason,
     ReasoningDelta,
+    RefusalDelta,
     StreamDone,
     StreamError,
     new_stream_id,
@@ -41,7 +43,7 @@ __all__ = ["EventMerger"]
 class EventMerger:
     """Text, reasoning and tool-call pieces in, one ordered event stream out (sans-I/O)."""
 
-    __slots__ = ("_own_tools", "_stopped", "closed", "parser", "tools")
+    __slots__ = ("_own_tools", "_stopped", "closed", "parser", "text_chars", "tools")
 
     def __init__(
         self,
@@ -59,12 +61,15 @@ class EventMerger:
         emitter = shared if shared is not None else ActionEmitter(f"{stream_id}/tools", registry)
         self.tools = ToolCallAssembler(emitter, lenient=lenient)
         self.closed = False  # finish() or fail() ran: nothing more is accepted
+        self.text_chars = 0  # characters given to the text channel so far (citation offsets)
         self._stopped: list[Hashable] = []  # calls closed by the provider with incomplete JSON
 
     def text(self, chunk: str | bytes) -> list[Event]:
         """A piece of the text channel, through the text protocol."""
         if self.closed or not chunk:
             return []
+        if isinstance(chunk, str):
+            self.text_chars += len(chunk)
         return self.parser.feed(chunk)
 
     def reasoning(self, text: str) -> list[Event]:
@@ -72,6 +77,16 @@ class EventMerger:
         if self.closed or not text:
             return []
         return [ReasoningDelta(text)]
+
+    def refusal(self, text: str) -> list[Event]:
+        """A piece of the model's refusal, in order with the rest."""
+        if self.closed:
+            return []
+        return [RefusalDelta(text)]
+
+    def citation(self, citation: Citation) -> list[Event]:
+        """A source the provider attached to the text."""
+        return [] if self.closed else [citation]
 
     def note(self, kind: str, message: str, text: str | None = None) -> list[Event]:
         """A ``Diagnostic`` (something the provider sent that has no event of its own)."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from unspool.sources.sse import SSEMessage
 
-__all__ = ["SKIP", "get", "get_str", "unpack"]
+__all__ = ["SKIP", "get", "get_int", "get_str", "is_record", "plain", "show", "unpack"]
 
 _MISSING: Any = object()
 SKIP: Any = object()
@@ -36,6 +36,49 @@ def get_str(obj: Any, name: str) -> str | None:
     """:func:`get` for a field that should be a string: anything else is ``None``."""
     value = get(obj, name)
     return value if isinstance(value, str) else None
+
+
+def get_int(obj: Any, name: str) -> int | None:
+    """:func:`get` for a field that should be an integer (``bool`` is not): else ``None``."""
+    value = get(obj, name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+_SCALARS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset)
+
+
+def is_record(value: Any) -> bool:
+    """Whether ``value`` can be an event or a field object: a mapping or an SDK
+    object, not ``None``, a scalar or a list."""
+    return value is not None and not isinstance(value, _SCALARS)
+
+
+def plain(value: Any) -> Any:
+    """An SDK object as its JSON form (``model_dump`` of the fields the provider sent,
+    so it equals the decoded wire JSON); decoded JSON unchanged."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, Mapping):
+        return dump(mode="json", by_alias=True, exclude_unset=True)
+    return value
+
+
+SHOW_LIMIT = 500
+"""Characters of a payload quoted in a ``Diagnostic`` before it is shortened."""
+
+
+def show(value: Any) -> str:
+    """A payload as compact JSON for a ``Diagnostic`` (an SDK object by its JSON form,
+    anything else by ``repr``), shortened to :data:`SHOW_LIMIT` characters."""
+    dump = getattr(value, "model_dump", None)
+    try:
+        if callable(dump):
+            value = dump(mode="json")
+        text = json.dumps(value, ensure_ascii=False, default=repr, separators=(",", ":"))
+    except Exception:  # an object whose JSON form or repr fails: its type is all we can say
+        text = f"<{type(value).__name__}>"
+    if len(text) > SHOW_LIMIT:
+        return text[:SHOW_LIMIT] + f"… ({len(text)} characters)"
+    return text
 
 
 def unpack(item: Any) -> Any:

@@ -3,20 +3,24 @@
 A provider decoder turns the items of one SDK stream (SDK event objects, dicts,
 or raw :class:`~unspool.sources.sse.SSEMessage`\\ s) into unspool events.  The
 subclasses only say how to read one decoded provider event (:meth:`_event`);
-unpacking, a closed stream, the finish reason and upstream failures are the same
-for every provider.
+unpacking, a closed stream, the finish reason, upstream failures and payloads of
+the wrong shape are handled the same for every provider: a payload that cannot be
+read is reported (``Diagnostic(kind="bad_event")`` with the payload as its text)
+and the stream goes on, so the iteration never raises and still ends with
+``StreamDone``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 from unspool.events import Event, FinishReason
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.merge import EventMerger
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import SKIP, get_str, unpack
+from unspool.sources.payload import SKIP, get, get_str, is_record, show, unpack
 
 __all__ = ["ProviderDecoder"]
 
@@ -26,7 +30,10 @@ class ProviderDecoder(ABC):
     upstream item, then ``finish()``; ``fail(message, error_type)`` when the
     upstream breaks."""
 
-    __slots__ = ("_reason", "merger")
+    __slots__ = ("_noted", "_reason", "merger")
+
+    provider: str = "provider"
+    """The provider's name, for messages."""
 
     def __init__(
         self,
@@ -40,6 +47,7 @@ class ProviderDecoder(ABC):
             text_parser, stream_id=stream_id, registry=registry, lenient=lenient
         )
         self._reason: FinishReason | None = None  # what the provider said about the end
+        self._noted: set[tuple[str, str]] = set()
 
     @property
     def closed(self) -> bool:
@@ -56,7 +64,13 @@ class ProviderDecoder(ABC):
             )
         if event is SKIP or self.merger.closed:
             return []
-        return self._event(event)
+        if not is_record(event):
+            return self.bad(f"this {self.provider} stream item is not an object", event)
+        try:
+            return self._event(event)
+        except Exception as exc:  # a shape no check foresaw: reported, never raised
+            message = f"could not read this {self.provider} event ({type(exc).__name__}: {exc})"
+            return self.merger.note("unreadable_event", message, show(event))
 
     @abstractmethod
     def _event(self, event: Any) -> list[Event]:
@@ -69,3 +83,38 @@ class ProviderDecoder(ABC):
     def fail(self, message: str, error_type: str) -> list[Event]:
         """The upstream broke: ``StreamError`` ... ``StreamDone(error)``."""
         return self.merger.fail(message, error_type)
+
+    # ----------------------------------------------------------- for the subclasses
+
+    def set_reason(self, reason: FinishReason) -> None:
+        """Record how the provider said the reply ended (given to ``finish``)."""
+        self._reason = reason
+
+    def bad(self, message: str, payload: Any) -> list[Event]:
+        """Report a payload of the wrong shape (``Diagnostic(kind="bad_event")``)."""
+        return self.merger.note("bad_event", message, show(payload))
+
+    def note_once(self, kind: str, message: str, text: str | None = None) -> list[Event]:
+        """A ``Diagnostic`` the first time this ``kind`` and ``text`` come up."""
+        key = (kind, text or "")
+        if key in self._noted:
+            return []
+        self._noted.add(key)
+        return self.merger.note(kind, message, text)
+
+    def unknown(self, kind: str | None, event: Any) -> list[Event]:
+        """Report, once per type, an event type this decoder does not read."""
+        if kind is None:
+            return self.bad(f"this {self.provider} event has no type", event)
+        message = f"{self.provider} event of type {kind!r} has no event: ignored"
+        return self.note_once("unknown_event", message, kind)
+
+    def items(self, obj: Any, name: str) -> tuple[Sequence[Any], list[Event]]:
+        """The list in field ``name`` of ``obj`` (empty when absent), or a report
+        when it is not a list."""
+        value = get(obj, name)
+        if value is None:
+            return (), []
+        if isinstance(value, (list, tuple)):
+            return value, []
+        return (), self.bad(f"{name!r} is not a list", value)

@@ -135,7 +135,8 @@ def aencode_sse(
     run_id: str | None = None,
 ) -> AsyncIterator[bytes]:
     """Async :func:`encode_sse`: ``events`` may be an async iterable, or a sync one
-    (read in a worker thread, so a blocking source never stalls the event loop)."""
+    (read in a worker thread, so a blocking source never stalls the event loop; a list or
+    tuple is read inline)."""
     options = EncodeOptions(expose_errors, message_id, thread_id, run_id)
     encoder = make_encoder(format, options)
     return _aencode(events, encoder)
@@ -146,9 +147,13 @@ async def _aencode(
 ) -> AsyncIterator[bytes]:
     for chunk in encoder.open():
         yield chunk
-    iterator: AsyncIterator[Event] = (
-        aiter(events) if isinstance(events, AsyncIterable) else iterate_in_threadpool(events)
-    )
+    iterator: AsyncIterator[Event]
+    if isinstance(events, AsyncIterable):
+        iterator = aiter(events)
+    elif isinstance(events, (list, tuple)):  # nothing to wait for: no thread hop per event
+        iterator = _inline(events)
+    else:
+        iterator = iterate_in_threadpool(events)
     try:
         while True:
             try:
@@ -173,6 +178,11 @@ async def _aencode(
                     close()
     for chunk in encoder.close():
         yield chunk
+
+
+async def _inline(events: list[Event] | tuple[Event, ...]) -> AsyncIterator[Event]:
+    for event in events:
+        yield event
 
 
 async def aclose(iterator: Any) -> None:

@@ -65,6 +65,8 @@ class EventStreamResponse(StreamingResponse):
     ``keepalive``: seconds of silence before a keep-alive comment (``None``: never).
     ``headers`` are added to the format's own. The other options are
     :func:`unspool.web.encode_sse`'s. A sync iterable is read in a worker thread.
+    Each response runs its own events once: a client's ``Last-Event-ID`` is not read here;
+    for resumption use :class:`unspool.web.ResumableStreams`.
     """
 
     def __init__(

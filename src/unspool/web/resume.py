@@ -16,7 +16,8 @@ The bounds, all set on the constructor:
   stopped (its event source closed) and dropped;
 * **past them**: a client whose ``Last-Event-ID`` is older than the oldest kept frame,
   or whose stream is gone, gets one ``event: resume_failed`` frame, ``data:``
-  ``{"type": "resume_failed", "reason": "evicted" | "unknown_stream" | "bad_id", ...}``,
+  ``{"type": "resume_failed", "reason": "evicted" | "unknown_stream" | "bad_id", ...}``
+  (``bad_id``: not a number, or past the last frame sent),
   and the response ends: start the reply again. Starting a stream beyond
   ``max_streams`` drops the oldest finished one, or raises :class:`TooManyStreams`.
 
@@ -176,7 +177,7 @@ class ResumableStreams:
             return
         try:
             after = int(last_event_id) if last_event_id else 0
-            if after < 0:
+            if not 0 <= after <= buffer.last_id:  # ids come from this buffer: never ahead
                 raise ValueError
         except ValueError:
             yield _resume_failed("bad_id", lastEventId=last_event_id)

@@ -3,12 +3,45 @@
 ``base.py`` holds the semantics (claim with fingerprint, lease and heartbeats,
 finish, replay, waiting for a claim in progress, unknown outcomes, retention) and
 the storage interface a backend implements; each other module is one backend:
-:class:`MemoryLedger` (one process), :class:`SqliteLedger` (one machine).
+:class:`MemoryLedger` (one process), :class:`SqliteLedger` (one machine),
+:class:`PostgresLedger` and :class:`RedisLedger` (many machines; imported on first
+access, as they need the extras ``unspool[postgres]`` / ``unspool[redis]``).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from unspool.actions.ledgers.base import Claim, ClaimStatus, Ledger, LedgerError, Record
 from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.ledgers.sqlite import SqliteLedger
+
+BACKENDS: dict[str, tuple[str, str]] = {
+    "PostgresLedger": ("unspool.actions.ledgers.postgres", "postgres"),
+    "RedisLedger": ("unspool.actions.ledgers.redis", "redis"),
+}
+"""The ledgers on third-party clients: name -> (module, extra)."""
+
+if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
+    from unspool.actions.ledgers.postgres import PostgresLedger
+    from unspool.actions.ledgers.redis import RedisLedger
+
+
+def __getattr__(name: str) -> Any:
+    if name not in BACKENDS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = BACKENDS[name]
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise ImportError(
+            f"{name} needs the optional dependencies of unspool[{extra}] "
+            f"(pip install 'unspool[{extra}]'): {exc}"
+        ) from exc
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Claim",
@@ -16,6 +49,8 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "MemoryLedger",
+    "PostgresLedger",
     "Record",
+    "RedisLedger",
     "SqliteLedger",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import weakref
 from types import TracebackType
 from typing import Literal
 
@@ -54,6 +55,15 @@ _REPLACE = (
 )
 
 
+class _Conn:
+    """A thread's connection; it is closed when the thread's locals are dropped."""
+
+    __slots__ = ("__weakref__", "db")
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+
 class SqliteLedger(Ledger):
     """A durable ledger in an SQLite file (table ``unspool_actions``, one row per
     key, WAL journal), shared by the threads and processes of one machine.
@@ -88,7 +98,7 @@ class SqliteLedger(Ledger):
         self.timeout = timeout
         self.synchronous = synchronous
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        self._all: weakref.WeakSet[_Conn] = weakref.WeakSet()
         self._all_lock = threading.Lock()
         db = self._db()
         db.execute("PRAGMA journal_mode=WAL")
@@ -99,24 +109,26 @@ class SqliteLedger(Ledger):
                 db.execute(f"ALTER TABLE unspool_actions ADD COLUMN {column} {decl}")
 
     def _db(self) -> sqlite3.Connection:
-        """This thread's connection."""
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
-        if db is None:
+        """This thread's connection (closed when the thread ends, or by :meth:`close`)."""
+        held: _Conn | None = getattr(self._local, "conn", None)
+        if held is None:
             db = sqlite3.connect(
                 self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
             )
             db.execute(f"PRAGMA synchronous={self.synchronous}")
-            self._local.db = db
+            held = _Conn(db)
+            weakref.finalize(held, db.close)
+            self._local.conn = held
             with self._all_lock:
-                self._all.append(db)
-        return db
+                self._all.add(held)
+        return held.db
 
     def close(self) -> None:
         """Close every connection (the file stays)."""
         with self._all_lock:
-            conns, self._all = self._all, []
-        for db in conns:
-            db.close()
+            conns, self._all = list(self._all), weakref.WeakSet()
+        for held in conns:
+            held.db.close()
         self._local = threading.local()
 
     def __enter__(self) -> SqliteLedger:

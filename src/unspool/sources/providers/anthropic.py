@@ -6,42 +6,66 @@ stream of ``client.messages.create(..., stream=True)`` or the ``MessageStream``
 of ``client.messages.stream(...)`` (its derived ``text``/``input_json``/...
 events repeat the raw ones and are skipped).  Mapping, in stream order:
 
+* ``message_start``: content already in its ``message.content`` (a whole message,
+  as programmatic tool calling sends it) is read like streamed blocks, and its
+  ``stop_reason`` is honoured; a second ``message_start`` in one stream is an
+  error (``StreamError``, then ``StreamDone(error)``), never glued to the first;
 * ``text`` blocks' ``text_delta`` -> the text protocol (plain by default, or
   ``"interleaved"``, ``"tags"``, a parser); the text of all text blocks is one
-  text stream;
+  text stream; ``citations_delta`` -> one ``Citation`` each, sent when its block
+  ends, with ``start`` / ``end`` the block's span in the text channel;
 * ``tool_use`` blocks: ``content_block_start`` -> ``ActionStarted`` (the block's
   ``id`` kept as ``action_id``), ``input_json_delta`` -> ``ActionArgsDelta``
   with the live partial input, ``content_block_stop`` -> ``ActionComplete`` or
   ``ActionInvalid`` (a block closed with its JSON cut short waits for the stop
   reason: the API closes the last block before it says ``max_tokens``);
-* ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` blocks and
-  server-run tool blocks (``server_tool_use``, results) are reported once as a
-  ``Diagnostic`` and not run;
-* ``stop_reason="max_tokens"`` (or ``model_context_window_exceeded``) -> open
-  calls ``ActionInvalid(truncated)`` and ``StreamDone(truncated)``; an ``error``
-  event -> ``StreamError`` and ``StreamDone(error)``.
+* ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` blocks are
+  reported once; server-run tool blocks (``server_tool_use``, ``mcp_tool_use``,
+  their results) are reported once each (``Diagnostic(kind="hosted_tool")``) and
+  never run;
+* ``stop_reason="refusal"`` -> ``RefusalDelta("")`` (the API sends no refusal
+  text: the event marks where the model refused); ``"max_tokens"`` (or
+  ``model_context_window_exceeded``) -> open calls ``ActionInvalid(truncated)``
+  and ``StreamDone(truncated)``; an ``error`` event -> ``StreamError`` and
+  ``StreamDone(error)``.
 
 Events are read by duck typing (no SDK import), so plain dicts and
-:class:`~unspool.sources.sse.SSEMessage`\\ s of the raw wire format work too.
+:class:`~unspool.sources.sse.SSEMessage`\\ s of the raw wire format work too.  A
+payload of the wrong shape is reported (``Diagnostic(kind="bad_event")``) and
+skipped; the iteration never raises and ends with ``StreamDone``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from typing import Any, overload
 
-from unspool.events import Event
+from unspool.events import Citation, Event, FinishReason
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_int, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["ANTHROPIC_EVENT_TYPES", "AnthropicDecoder", "from_anthropic", "recognise"]
 
 _CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
 _KNOWN_STOPS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn", "refusal", *_CUT})
+_DERIVED = frozenset({"text", "input_json", "citation", "thinking", "signature", "compaction"})
+"""What ``MessageStream`` derives from the raw events (it yields both)."""
+_QUIET = frozenset({"ping", "message_stop"})
+_HOSTED_BLOCKS = frozenset(
+    {"server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload"}
+)
 
 
 class AnthropicDecoder(ProviderDecoder):
@@ -51,7 +75,8 @@ class AnthropicDecoder(ProviderDecoder):
     ``finish()``; ``fail(message, error_type)`` when the upstream breaks.
     """
 
-    __slots__ = ("_blocks", "_noted")
+    __slots__ = ("_blocks", "_citations", "_started", "_starts")
+    provider = "Anthropic"
 
     def __init__(
         self,
@@ -62,86 +87,200 @@ class AnthropicDecoder(ProviderDecoder):
         lenient: bool = False,
     ) -> None:
         super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-        self._blocks: dict[Any, str] = {}  # open content blocks: index -> block type
-        self._noted: set[tuple[Any, str]] = set()
+        self._blocks: dict[Hashable, str] = {}  # open content blocks: key -> block type
+        self._starts: dict[Hashable, int] = {}  # open text blocks: key -> text offset
+        self._citations: dict[Hashable, list[Any]] = {}  # citations waiting for their block end
+        self._started = False  # a message_start was read
 
     def _event(self, event: Any) -> list[Event]:
-        handler = _HANDLERS.get(get_str(event, "type") or "")
-        return handler(self, event) if handler is not None else []
-
-    def _note_once(self, index: Any, kind: str, message: str, text: str | None) -> list[Event]:
-        if (index, text or "") in self._noted:
+        kind = get_str(event, "type")
+        handler = _HANDLERS.get(kind or "")
+        if handler is not None:
+            return handler(self, event)
+        if kind in _DERIVED or kind in _QUIET:
             return []
-        self._noted.add((index, text or ""))
-        return self.merger.note(kind, message, text)
+        return self.unknown(kind, event)
 
-    def _block_start(self, event: Any) -> list[Event]:
-        index = get(event, "index")
-        block = get(event, "content_block")
-        kind = get_str(block, "type") or ""
-        self._blocks[index] = kind
-        merger = self.merger
-        if kind == "text":
-            return merger.text(get_str(block, "text") or "")
-        if kind == "thinking":
-            return merger.reasoning(get_str(block, "thinking") or "")
-        if kind == "tool_use":
-            events = merger.tool_start(index, get_str(block, "name"), get_str(block, "id"))
-            given = get(block, "input")
-            if isinstance(given, Mapping) and given:  # the whole input up front, not streamed
-                events.extend(merger.tool_args(index, json.dumps(given, ensure_ascii=False)))
-            return events
-        if kind == "redacted_thinking":
-            return self._note_once(
-                index, "redacted_thinking", "encrypted reasoning, not shown", kind
+    def finish(self, reason: FinishReason | None = None) -> list[Event]:
+        """End of the upstream: citations of blocks left open, then everything closes."""
+        return [*self._flush_citations(), *super().finish(reason)]
+
+    def fail(self, message: str, error_type: str) -> list[Event]:
+        """The upstream broke: citations of blocks left open, then ``StreamError`` ..."""
+        return [*self._flush_citations(), *super().fail(message, error_type)]
+
+    # ----------------------------------------------------------- the message
+
+    def _message_start(self, event: Any) -> list[Event]:
+        if self._started:
+            return self.merger.fail(
+                "a second message_start in one stream: the first message never ended",
+                "second_message_start",
             )
-        message = f"content block of type {kind!r} is handled by the provider, not an action"
-        return self._note_once(index, "ignored_block", message, kind)
-
-    def _block_delta(self, event: Any) -> list[Event]:
-        index = get(event, "index")
-        delta = get(event, "delta")
-        kind = get_str(delta, "type")
-        if kind == "text_delta":
-            return self.merger.text(get_str(delta, "text") or "")
-        if kind == "input_json_delta":
-            if self._blocks.get(index) != "tool_use":
-                return []  # the input of a server-run tool: reported at its block start
-            return self.merger.tool_args(index, get_str(delta, "partial_json") or "")
-        if kind == "thinking_delta":
-            return self.merger.reasoning(get_str(delta, "thinking") or "")
-        if kind == "signature_delta":
-            return []  # the opaque signature of a thinking block: not content
-        message = f"content delta of type {kind!r} has no event: ignored"
-        return self._note_once(index, "ignored_delta", message, kind)
-
-    def _block_stop(self, event: Any) -> list[Event]:
-        index = get(event, "index")
-        if self._blocks.pop(index, None) == "tool_use":
-            return self.merger.tool_stop(index)
-        return []
+        self._started = True
+        message = get(event, "message")
+        if message is None:
+            return []
+        if not is_record(message):
+            return self.bad("message_start's message is not an object", event)
+        blocks, events = self.items(message, "content")
+        for index, block in enumerate(blocks):  # a whole message: each block starts and ends
+            key = ("message_start", index)
+            events += self._start(key, block)
+            events += self._stop(key)
+        events += self._stop_reason(get(message, "stop_reason"))
+        return events
 
     def _message_delta(self, event: Any) -> list[Event]:
-        stop = get_str(get(event, "delta"), "stop_reason")
+        delta = get(event, "delta")
+        if not is_record(delta):
+            return self.bad("message_delta's delta is not an object", event)
+        return self._stop_reason(get(delta, "stop_reason"))
+
+    def _stop_reason(self, stop: Any) -> list[Event]:
         if stop is None:
             return []
-        self._reason = "length" if stop in _CUT else "stop"
+        if not isinstance(stop, str):
+            return self.bad("a stop reason is not a string", stop)
+        self.set_reason("length" if stop in _CUT else "stop")
         if stop == "refusal":
-            return self.merger.note("refusal", "the model refused", stop)
+            return self.merger.refusal("")
         if stop not in _KNOWN_STOPS:
             return self.merger.note("stop_reason", f"unknown stop reason {stop!r}", stop)
         return []
 
     def _error(self, event: Any) -> list[Event]:
         error = get(event, "error")
-        message = (
-            get_str(error, "message") if error is not None else None
-        ) or "the stream reported an error"
-        kind = (get_str(error, "type") if error is not None else None) or "error"
-        return self.merger.fail(message, kind)
+        message = get_str(error, "message") or "the stream reported an error"
+        return self.merger.fail(message, get_str(error, "type") or "error")
+
+    # ----------------------------------------------------------- content blocks
+
+    def _index(self, event: Any) -> int | None:
+        return get_int(event, "index")
+
+    def _block_start(self, event: Any) -> list[Event]:
+        index = self._index(event)
+        if index is None:
+            return self.bad("a content block without an integer index", event)
+        return self._start(index, get(event, "content_block"))
+
+    def _start(self, key: Hashable, block: Any) -> list[Event]:
+        if not is_record(block):
+            return self.bad("a content block is not an object", block)
+        kind = get_str(block, "type") or ""
+        self._blocks[key] = kind
+        merger = self.merger
+        if kind == "text":
+            self._starts[key] = merger.text_chars
+            cited, events = self.items(block, "citations")
+            self._citations[key] = list(cited)
+            text = get(block, "text")
+            if isinstance(text, str):
+                events += merger.text(text)
+            return events
+        if kind == "thinking":
+            thinking = get(block, "thinking")
+            return merger.reasoning(thinking) if isinstance(thinking, str) else []
+        if kind == "tool_use":
+            events = merger.tool_start(key, get_str(block, "name"), get_str(block, "id"))
+            given = plain(get(block, "input"))
+            if isinstance(given, Mapping) and given:  # the whole input up front, not streamed
+                events += merger.tool_args(key, json.dumps(given, ensure_ascii=False))
+            return events
+        if kind == "redacted_thinking":
+            return self.note_once("redacted_thinking", "encrypted reasoning, not shown", kind)
+        if kind in _HOSTED_BLOCKS or kind.endswith("_tool_result"):
+            message = f"content block of type {kind!r} is run by the provider, not an action"
+            return self.merger.note("hosted_tool", message, kind)
+        message = f"content block of type {kind!r} has no event: ignored"
+        return self.note_once("unknown_block", message, kind)
+
+    def _block_delta(self, event: Any) -> list[Event]:
+        index = self._index(event)
+        delta = get(event, "delta")
+        if index is None or not is_record(delta):
+            return self.bad("a content block delta without an index or a delta", event)
+        kind = get_str(delta, "type")
+        merger = self.merger
+        if kind == "text_delta":
+            text = get(delta, "text")
+            return (
+                merger.text(text)
+                if isinstance(text, str)
+                else self.bad("a text delta is not text", delta)
+            )
+        if kind == "input_json_delta":
+            if self._blocks.get(index) != "tool_use":
+                return []  # the input of a server-run tool: reported at its block start
+            text = get(delta, "partial_json")
+            return (
+                merger.tool_args(index, text)
+                if isinstance(text, str)
+                else self.bad("a tool input delta is not text", delta)
+            )
+        if kind == "thinking_delta":
+            text = get(delta, "thinking")
+            return (
+                merger.reasoning(text)
+                if isinstance(text, str)
+                else self.bad("a thinking delta is not text", delta)
+            )
+        if kind == "citations_delta":
+            citation = get(delta, "citation")
+            if not is_record(citation):
+                return self.bad("a citation is not an object", delta)
+            self._citations.setdefault(index, []).append(citation)
+            return []
+        if kind == "signature_delta":
+            return []  # the opaque signature of a thinking block: not content
+        message = f"content delta of type {kind!r} has no event: ignored"
+        return self.note_once("ignored_delta", message, kind)
+
+    def _block_stop(self, event: Any) -> list[Event]:
+        index = self._index(event)
+        if index is None:
+            return self.bad("a content block stop without an integer index", event)
+        return self._stop(index)
+
+    def _stop(self, key: Hashable) -> list[Event]:
+        events = self._cite(key)
+        if self._blocks.pop(key, None) == "tool_use":
+            events += self.merger.tool_stop(key)
+        return events
+
+    # ----------------------------------------------------------- citations
+
+    def _cite(self, key: Hashable) -> list[Event]:
+        """The citations of a block that ends now, each spanning the block's text."""
+        start = self._starts.pop(key, None)
+        end = self.merger.text_chars
+        events: list[Event] = []
+        for citation in self._citations.pop(key, ()):
+            raw = plain(citation)
+            raw = dict(raw) if isinstance(raw, Mapping) else {"value": raw}
+            events += self.merger.citation(
+                Citation(
+                    get_str(citation, "type") or "citation",
+                    url=get_str(citation, "url"),
+                    title=get_str(citation, "title") or get_str(citation, "document_title"),
+                    cited_text=get_str(citation, "cited_text"),
+                    start=start,
+                    end=end if start is not None else None,
+                    raw=raw,
+                )
+            )
+        return events
+
+    def _flush_citations(self) -> list[Event]:
+        events: list[Event] = []
+        for key in list(self._citations):
+            events += self._cite(key)
+        return events
 
 
 _HANDLERS: dict[str, Callable[[AnthropicDecoder, Any], list[Event]]] = {
+    "message_start": AnthropicDecoder._message_start,
     "content_block_start": AnthropicDecoder._block_start,
     "content_block_delta": AnthropicDecoder._block_delta,
     "content_block_stop": AnthropicDecoder._block_stop,
@@ -149,9 +288,7 @@ _HANDLERS: dict[str, Callable[[AnthropicDecoder, Any], list[Event]]] = {
     "error": AnthropicDecoder._error,
 }
 
-ANTHROPIC_EVENT_TYPES = frozenset(
-    {"message_start", "message_delta", "message_stop", "ping", *_HANDLERS} - {"error"}
-)
+ANTHROPIC_EVENT_TYPES = frozenset({*_HANDLERS, *_QUIET} - {"error"})
 """The raw event types that identify an Anthropic stream (``error`` is shared with OpenAI)."""
 
 

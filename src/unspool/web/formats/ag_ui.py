@@ -8,8 +8,8 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   (a refusal's start carries ``metadata.unspool.refusal``); reasoning:
   ``REASONING_START``, ``REASONING_MESSAGE_START`` / ``_CONTENT`` / ``_END``, ``REASONING_END``;
 * an action: ``TOOL_CALL_START`` (``toolCallId`` is unspool's action id, attached to the
-  assistant message before it), ``TOOL_CALL_ARGS`` per raw argument delta, ``TOOL_CALL_END``
-  on :class:`ActionComplete`; an :class:`ActionInvalid` also ends the call but is answered
+  assistant message before it), ``TOOL_CALL_ARGS`` per raw argument delta (the whole args
+  as JSON text when the source gave none), ``TOOL_CALL_END`` on :class:`ActionComplete`; an :class:`ActionInvalid` also ends the call but is answered
   at once by a ``TOOL_CALL_RESULT`` whose content is ``{"error": ..., "reason": ...}``, so a
   client never holds it as a pending call to execute (an invalid action that never
   started is a ``CUSTOM`` event ``unspool.action_invalid`` only);
@@ -80,6 +80,7 @@ class AgUiEncoder:
         self.open_text: tuple[str, str] | None = None  # (kind, message id)
         self.last_message: str | None = None
         self.open_calls: set[str] = set()
+        self.args_sent: set[str] = set()
         self.error: StreamError | None = None
         self.done = False
 
@@ -159,19 +160,23 @@ class AgUiEncoder:
         if isinstance(event, ActionArgsDelta):
             if not event.delta or event.id not in self.open_calls:
                 return []
+            self.args_sent.add(event.id)
             return [ToolCallArgsEvent(tool_call_id=event.id, delta=event.delta)]
         if isinstance(event, ActionComplete):
             out = self._end_text()
             if event.id not in self.open_calls:  # complete with no start: open it whole
-                out += [
+                out.append(
                     ToolCallStartEvent(
                         tool_call_id=event.id,
                         tool_call_name=event.name,
                         parent_message_id=self.last_message,
-                    ),
-                    ToolCallArgsEvent(tool_call_id=event.id, delta=dumps(event.to_dict()["args"])),
-                ]
+                    )
+                )
+            if event.id not in self.args_sent:  # a source without raw deltas: the args whole
+                args = dumps(event.to_dict()["args"])
+                out.append(ToolCallArgsEvent(tool_call_id=event.id, delta=args))
             self.open_calls.discard(event.id)
+            self.args_sent.discard(event.id)
             return [*out, ToolCallEndEvent(tool_call_id=event.id)]
         if isinstance(event, ActionInvalid):
             return [*self._end_text(), *self._invalid(event)]

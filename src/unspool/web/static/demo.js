@@ -71,7 +71,7 @@ class ReplyView {
   constructor(name, title) {
     this.root = el("article", "reply");
     this.root.dataset.reply = name;
-    this.root.append(el("h3", "", title));
+    this.root.append(el("h3", "", title.charAt(0).toUpperCase() + title.slice(1)));
     this.body = el("div", "text");
     this.root.append(this.body);
     this.run = null;
@@ -139,18 +139,22 @@ class ReplyView {
     }
   }
 
+  // Runs the action in the page; returns { output } or { error }.
   complete(event) {
     const panel = this.panel(event);
     panel.args.textContent = JSON.stringify(event.args);
     const action = ACTIONS[event.name];
     try {
       if (!action) throw new Error("this page has no handler for it");
-      panel.badge.textContent = action(event.args);
+      const output = action(event.args);
+      panel.badge.textContent = output;
       panel.dataset.state = "ran";
+      return { output };
     } catch (err) {
       panel.badge.textContent = "failed";
       panel.why.textContent = String(err.message || err);
       panel.dataset.state = "failed";
+      return { error: panel.why.textContent };
     }
   }
 
@@ -169,15 +173,14 @@ function setStatus(text) {
   document.getElementById("status").textContent = text;
 }
 
-async function play(name, title) {
+// The "unspool" format, read with a plain EventSource.
+async function playWithEventSource(name, view) {
   const response = await fetch("/api/runs", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ reply: name }),
   });
   const { events } = await response.json();
-  const view = new ReplyView(name, title);
-  setStatus(`Playing ${title.toLowerCase()}...`);
   await new Promise((resolve) => {
     const source = new EventSource(events);  // reconnects by itself, with Last-Event-ID
     for (const type of EVENT_TYPES) {
@@ -191,7 +194,28 @@ async function play(name, title) {
       });
     }
   });
-  setStatus(`Played ${title.toLowerCase()}: ${view.root.dataset.done || "the stream was lost"}.`);
+}
+
+function chosenClient() {
+  return document.querySelector('input[name="client"]:checked').value;
+}
+
+async function play(name, title) {
+  const client = chosenClient();
+  const view = new ReplyView(name, title);
+  view.root.dataset.client = client;
+  setStatus(`Playing ${title}...`);
+  if (client === "ai-sdk") {
+    const { playWithAiSdk } = await import("/static/ai-sdk.js");
+    await playWithAiSdk(name, view);
+  } else {
+    await playWithEventSource(name, view);
+  }
+  setStatus(`Played ${title} (${client}): ${view.root.dataset.done || "the stream was lost"}.`);
+}
+
+if (location.pathname === "/ai-sdk") {
+  document.querySelector('input[name="client"][value="ai-sdk"]').checked = true;
 }
 
 document.getElementById("modal-close").addEventListener("click", () => {

@@ -1,0 +1,189 @@
+"""Snapshots of a growing parsed value that share every part that can no longer change.
+
+An :class:`~unspool.events.ActionArgsDelta` is a value: its ``partial`` must show,
+when read later, what it showed when it was emitted, while the parser goes on
+growing the live arguments.  A deep copy per delta would make a stream of ``n``
+characters cost O(n^2).  :class:`ArgsSnapshots` copies only what may still
+change.  The core parser only ever changes the containers it has open, and an
+open container has at most one open child: in a list the last item (lists only
+grow at the end), in an object the value assigned last.  So a snapshot is a
+shallow copy of each open container on that chain, with the chain's next link
+replaced by its own snapshot; every closed value is shared, never copied, and a
+container that did not change since the previous snapshot is that snapshot.
+
+Which value of an object was assigned last is read from identities: a value
+whose identity changed since the previous snapshot was assigned since then (a
+string in flight is written back as a new string, a container is assigned when
+it opens).  When several containers were assigned between two snapshots (or a
+duplicate key reassigned an earlier one), each of them is followed until the
+object changes again; all but one of them closed within the same feed, so the
+extra work stays bounded by what that feed held.
+
+Cost.  A snapshot costs the width of the open containers (C-level copies and
+identity checks) plus the depth of the chain, and one more thing no sharing can
+avoid: a ``str`` given out cannot grow in place, so the parser's next append to
+the string in flight copies it (O(its length)).  To keep a stream O(n) whatever
+its shape (one long string, one wide array), a new snapshot is taken only when
+the argument text that arrived since the last one is at least ``1/REFRESH`` of
+all of it (and always at the end); in between, a delta carries the previous
+snapshot again.  Small arguments therefore get a new snapshot on every feed,
+and a 100 KB string one about every 800 characters: the copying totals at most
+``REFRESH`` times the argument text.  Snapshots share closed parts with each
+other and with the final ``ActionComplete.args``: treat them as read-only.
+"""
+
+from __future__ import annotations
+
+from operator import is_not
+from typing import Any
+
+__all__ = ["ArgsSnapshots"]
+
+
+class _Node:
+    """What the previous snapshot knew about one open container."""
+
+    __slots__ = ("copy", "kids", "seen", "src")
+
+    def __init__(self, src: Any, seen: Any, copy: Any, kids: dict[Any, _Node]) -> None:
+        self.src = src  # the live container (kept alive, so identities stay meaningful)
+        self.seen = seen  # a list's (length, last item); an object's values, in order
+        self.copy = copy  # the snapshot given out
+        self.kids = kids  # key or index -> the node of a child container that may be open
+
+
+class ArgsSnapshots:
+    """Successive snapshots of one live value (see the module doc).
+
+    ``take(live, grown)`` returns a value equal to ``live`` as it stands, which the
+    parser's later growth of ``live`` never changes; ``grown`` is how many characters
+    of argument text arrived since the previous call.  A snapshot is refreshed when
+    that text is at least ``1/REFRESH`` of all the text so far, or when ``final``;
+    otherwise the previous snapshot is returned again.
+    """
+
+    REFRESH = 128
+
+    __slots__ = ("_at", "_last", "_root", "_total")
+
+    def __init__(self) -> None:
+        self._root: _Node | None = None
+        self._last: Any = None
+        self._total = 0  # characters of argument text seen
+        self._at = -1  # ... when the last snapshot was taken
+
+    def take(self, live: Any, grown: int, final: bool = False) -> Any:
+        """A snapshot of ``live`` sharing what did not change since the last one, or
+        the last one again while little text arrived since (see the class doc)."""
+        self._total += grown
+        if not _is_container(live):
+            self._root = None
+            return live
+        node = self._root
+        if node is not None and node.src is not live:
+            node = None
+        elif (
+            node is not None and not final and (self._total - self._at) * self.REFRESH < self._total
+        ):
+            return self._last
+        copy, self._root = _snap(live, node)
+        self._last = copy
+        self._at = self._total
+        return copy
+
+
+def _is_container(value: Any) -> bool:
+    t = type(value)
+    return t is dict or t is list
+
+
+def _snap(src: Any, node: _Node | None) -> tuple[Any, _Node]:
+    """Snapshot the container ``src`` given what ``node`` (about the same ``src``) knew."""
+    if type(src) is list:
+        return _snap_list(src, node)
+    return _snap_dict(src, node)
+
+
+def _follow(src: Any, key: Any, old: dict[Any, _Node]) -> tuple[Any, _Node]:
+    """Snapshot the child container ``src[key]``, with its node if it is the same one."""
+    child = src[key]
+    kid = old.get(key)
+    if kid is not None and kid.src is not child:
+        kid = None
+    return _snap(child, kid)
+
+
+def _snap_list(src: list[Any], node: _Node | None) -> tuple[Any, _Node]:
+    n = len(src)
+    last = src[-1] if n else None
+    kids: dict[Any, _Node] = {}
+    if node is not None and node.seen[0] == n and node.seen[1] is last:
+        # no item added or replaced: only the last one, if open, may have grown
+        kid = node.kids.get(n - 1)
+        if kid is None:
+            return node.copy, node
+        copy, kids[n - 1] = _snap(last, kid)
+        if copy is kid.copy:
+            return node.copy, node
+        out = src[:]
+        out[-1] = copy
+        return out, _Node(src, node.seen, out, kids)
+    out = src[:]  # every item but the last is closed: shared
+    if _is_container(last):
+        out[-1], kids[n - 1] = _follow(src, n - 1, {} if node is None else node.kids)
+    return out, _Node(src, (n, last), out, kids)
+
+
+def _snap_dict(src: dict[Any, Any], node: _Node | None) -> tuple[Any, _Node]:
+    vals = list(src.values())
+    if node is None:
+        # new since the last snapshot: any container in it may be the open one
+        keys = [k for k, v in src.items() if _is_container(v)]
+        return _dict_copy(src, vals, keys, {})
+    before = node.seen
+    m = len(before)  # an object only grows: its first m keys are the same keys
+    if m and vals[m - 1] is before[m - 1] and not any(map(is_not, vals[: m - 1], before)):
+        if len(vals) == m:
+            return _same_dict(src, node)
+        # new keys only: the open value is among them
+        keys = _containers(list(src)[m:], vals[m:])
+    elif not m or not any(map(is_not, vals[: m - 1], before)):
+        # the last value was replaced (a string in flight), and maybe keys added
+        keys = _containers(list(src)[m - 1 :], vals[m - 1 :]) if m else _containers(list(src), vals)
+    else:  # an earlier value was replaced: a duplicate key
+        keys = [
+            k
+            for i, (k, v) in enumerate(src.items())
+            if _is_container(v) and (i >= m or v is not before[i])
+        ]
+    return _dict_copy(src, vals, keys, node.kids)
+
+
+def _containers(keys: list[Any], vals: list[Any]) -> list[Any]:
+    """The keys whose values are containers."""
+    return [k for k, v in zip(keys, vals, strict=True) if _is_container(v)]
+
+
+def _same_dict(src: dict[Any, Any], node: _Node) -> tuple[Any, _Node]:
+    """No value assigned since the last snapshot: follow the same open candidates."""
+    kids: dict[Any, _Node] = {}
+    copies: dict[Any, Any] = {}
+    for key, kid in node.kids.items():
+        copy, kids[key] = _snap(kid.src, kid)
+        if copy is not kid.copy:
+            copies[key] = copy
+    if not copies:
+        return node.copy, node
+    out = node.copy.copy()
+    out.update(copies)
+    return out, _Node(src, node.seen, out, kids)
+
+
+def _dict_copy(
+    src: dict[Any, Any], vals: list[Any], keys: list[Any], old: dict[Any, _Node]
+) -> tuple[Any, _Node]:
+    out = src.copy()  # closed values shared
+    kids: dict[Any, _Node] = {}
+    for key in keys:
+        out[key], kids[key] = _follow(src, key, old)
+    return out, _Node(src, vals, out, kids)

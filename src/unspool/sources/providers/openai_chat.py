@@ -1,0 +1,265 @@
+"""Chat Completions chunks (and what OpenAI-compatible servers add) for ``OpenAIDecoder``.
+
+Read, in stream order, from each chunk:
+
+* ``choices[i].delta`` (or a whole ``message``): ``content`` to the text protocol, as
+  a string or as a list of parts (Mistral's ``{"type": "text"}`` and
+  ``{"type": "thinking", "thinking": [...]}`` parts, reasoning for the latter);
+  ``reasoning_content`` / ``reasoning`` to ``ReasoningDelta``; ``refusal`` to
+  ``RefusalDelta``; ``tool_calls`` (and the deprecated ``function_call``) to actions;
+* ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
+* ``finish_reason``: ``length`` and ``content_filter`` truncate, the others end the
+  open calls (an unknown one is reported);
+* Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
+  was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
+* Perplexity's ``citations`` (URLs, numbered as the text's ``[1]``...) and
+  ``search_results``: one ``Citation`` per source.
+
+Anything of the wrong shape is reported through the decoder and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from unspool.events import Citation, Event
+from unspool.sources.payload import get, get_str, is_record, plain, show
+
+if TYPE_CHECKING:
+    from unspool.sources.providers.openai import OpenAIDecoder
+
+__all__ = ["ChatReader"]
+
+_NATURAL_END = frozenset({"stop", "tool_calls", "function_call", "end_turn"})
+
+
+class ChatReader:
+    """The Chat Completions half of an :class:`OpenAIDecoder` (its tool-call keys,
+    the choices it ignores and the sources it cited)."""
+
+    __slots__ = ("_cited", "_d", "_ignored", "_last_key", "_seen")
+
+    def __init__(self, decoder: OpenAIDecoder) -> None:
+        self._d = decoder
+        self._ignored: set[int] = set()
+        self._seen: set[Hashable] = set()  # tool-call keys started
+        self._last_key: Hashable = 0
+        self._cited: set[str] = set()
+
+    def chunk(self, chunk: Any) -> list[Event]:
+        """The events of one chunk."""
+        d = self._d
+        events = self._sources(chunk)
+        filters, bad = d.items(chunk, "prompt_filter_results")
+        events += bad
+        for entry in filters:
+            events += self._filters(get(entry, "content_filter_results"), "prompt")
+        choices, bad = d.items(chunk, "choices")
+        events += bad
+        for choice in choices:
+            events += self._choice(choice)
+        return events
+
+    def _choice(self, choice: Any) -> list[Event]:
+        d = self._d
+        if not is_record(choice):
+            return d.bad("a choice is not an object", choice)
+        index = get(choice, "index", 0)
+        if not isinstance(index, int) or isinstance(index, bool):
+            return d.bad("a choice's index is not an integer", choice)
+        if index != d.choice:
+            if index in self._ignored:
+                return []
+            self._ignored.add(index)
+            return d.merger.note(
+                "ignored_choice", f"choice {index} is ignored: following choice {d.choice}"
+            )
+        events = self._filters(get(choice, "content_filter_results"), "output")
+        delta = get(choice, "delta")
+        if delta is None:
+            delta = get(choice, "message")  # a whole, non-streamed completion
+        if is_record(delta):
+            events += self._delta(delta)
+        elif delta is not None:
+            events += d.bad("a choice's delta is not an object", delta)
+        text = get(choice, "text")  # legacy Completions
+        if isinstance(text, str):
+            events += d.merger.text(text)
+        elif text is not None:
+            events += d.bad("a completion's text is not a string", text)
+        reason = get(choice, "finish_reason")
+        if isinstance(reason, str) and reason:
+            events += self._finish(reason)
+        elif reason is not None and reason != "":
+            events += d.bad("a finish reason is not a string", reason)
+        return events
+
+    def _delta(self, delta: Any) -> list[Event]:
+        d = self._d
+        merger = d.merger
+        events: list[Event] = []
+        for field in ("reasoning_content", "reasoning"):
+            reasoning = get(delta, field)
+            if isinstance(reasoning, str):
+                events += merger.reasoning(reasoning)
+                break
+            if reasoning is not None:
+                events += d.bad(f"{field!r} is not a string", reasoning)
+        content = get(delta, "content")
+        if isinstance(content, str):
+            events += merger.text(content)
+        elif isinstance(content, (list, tuple)):
+            for part in content:
+                events += self._part(part)
+        elif content is not None:
+            events += d.bad("a delta's content is neither text nor a list of parts", content)
+        refusal = get(delta, "refusal")
+        if isinstance(refusal, str):
+            if refusal:
+                events += merger.refusal(refusal)
+        elif refusal is not None:
+            events += d.bad("a refusal is not a string", refusal)
+        calls, bad = d.items(delta, "tool_calls")
+        events += bad
+        for call in calls:
+            if not is_record(call):
+                events += d.bad("a tool call is not an object", call)
+                continue
+            index = get(call, "index")
+            key = index if isinstance(index, (int, str)) else get_str(call, "id")
+            events += self._tool(key, get_str(call, "id"), get(call, "function"))
+        legacy = get(delta, "function_call")  # the deprecated functions API: one call
+        if legacy is not None:
+            events += self._tool("function_call", None, legacy)
+        return events
+
+    def _part(self, part: Any) -> list[Event]:
+        """One part of a list-shaped ``content`` (Mistral)."""
+        d = self._d
+        kind = get_str(part, "type")
+        if kind == "text":
+            text = get(part, "text")
+            if isinstance(text, str):
+                return d.merger.text(text)
+        elif kind == "thinking":
+            return self._thinking(get(part, "thinking"))
+        elif kind == "reference":
+            return d.merger.citation(Citation("reference", raw=_raw(part)))
+        elif kind is not None and is_record(part):
+            message = f"content part of type {kind!r} has no event: ignored"
+            return d.note_once("ignored_part", message, kind)
+        return d.bad("a content part has no readable text", part)
+
+    def _thinking(self, thinking: Any) -> list[Event]:
+        d = self._d
+        if isinstance(thinking, str):
+            return d.merger.reasoning(thinking)
+        if not isinstance(thinking, (list, tuple)):
+            return d.bad("a thinking part is neither text nor a list", thinking)
+        events: list[Event] = []
+        for piece in thinking:
+            text = get(piece, "text") if is_record(piece) else piece
+            if isinstance(text, str):
+                events += d.merger.reasoning(text)
+            else:
+                events += d.bad("a thinking piece has no text", piece)
+        return events
+
+    def _tool(self, key: Hashable, call_id: str | None, function: Any) -> list[Event]:
+        d = self._d
+        merger = d.merger
+        if key is None:
+            key = self._last_key
+        self._last_key = key
+        if function is not None and not is_record(function):
+            return d.bad("a tool call's function is not an object", function)
+        events: list[Event] = []
+        if key not in self._seen:
+            self._seen.add(key)
+            tools = merger.tools
+            for other in tools.open_keys():  # calls stream one after another: a finished one ends
+                if tools.ready(other):
+                    events += merger.tool_end(other)
+            events += merger.tool_start(key, get_str(function, "name"), call_id)
+        arguments = get(function, "arguments")
+        if isinstance(arguments, Mapping):  # some servers send the arguments as an object
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        if isinstance(arguments, str):
+            events += merger.tool_args(key, arguments)
+        elif arguments is not None:
+            events += d.bad("a tool call's arguments are not text", arguments)
+        return events
+
+    def _finish(self, reason: str) -> list[Event]:
+        d = self._d
+        if reason == "length":
+            d.set_reason("length")
+            return []
+        if reason == "content_filter":
+            d.set_reason("length")
+            return d.merger.note("content_filter", "the provider's content filter cut the output")
+        events: list[Event] = []
+        if reason not in _NATURAL_END:
+            events += d.merger.note("finish_reason", f"unknown finish reason {reason!r}", reason)
+        d.set_reason("stop")
+        events += d.merger.end_tools()
+        return events
+
+    def _filters(self, results: Any, where: str) -> list[Event]:
+        """Azure's content-filter verdicts: each category filtered or detected is reported."""
+        d = self._d
+        results = plain(results)
+        if results is None:
+            return []
+        if not isinstance(results, Mapping):
+            return d.bad("content filter results are not an object", results)
+        flagged: list[str] = []
+        for category, verdict in results.items():
+            if not isinstance(verdict, Mapping):
+                continue
+            if category == "error":
+                flagged.append(f"error {verdict.get('code')!r}: {verdict.get('message')}")
+            elif verdict.get("filtered") is True or verdict.get("detected") is True:
+                severity = verdict.get("severity")
+                flagged.append(f"{category} ({severity})" if severity else str(category))
+        if not flagged:
+            return []
+        message = f"the content filter flagged the {where}: {', '.join(flagged)}"
+        return d.note_once("content_filter", message, show(results))
+
+    def _sources(self, chunk: Any) -> list[Event]:
+        """Perplexity's ``citations`` and ``search_results`` (repeated in every chunk):
+        each source once, the first time it is listed."""
+        d = self._d
+        urls, events = d.items(chunk, "citations")
+        results, bad = d.items(chunk, "search_results")
+        events += bad
+        found = {get_str(r, "url"): r for r in results if is_record(r)}
+        for number, url in enumerate(urls, start=1):
+            if not isinstance(url, str):
+                events += d.bad("a citation is not a URL", url)
+            elif url not in self._cited:
+                self._cited.add(url)
+                result = found.get(url)
+                title = get_str(result, "title") if result is not None else None
+                raw = {**(_raw(result) if result is not None else {}), "url": url, "number": number}
+                events += d.merger.citation(Citation("url", url=url, title=title, raw=raw))
+        for result in results:
+            url = get_str(result, "url") if is_record(result) else None
+            if url is None:
+                events += d.bad("a search result has no URL", result)
+            elif url not in self._cited:
+                self._cited.add(url)
+                citation = Citation(
+                    "search_result", url=url, title=get_str(result, "title"), raw=_raw(result)
+                )
+                events += d.merger.citation(citation)
+        return events
+
+
+def _raw(value: Any) -> dict[str, Any]:
+    """A provider record as a plain dict, for ``Citation.raw``."""
+    value = plain(value)
+    return dict(value) if isinstance(value, Mapping) else {"value": value}

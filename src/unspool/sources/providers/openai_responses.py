@@ -1,0 +1,442 @@
+"""Responses API events for ``OpenAIDecoder``.
+
+* ``response.output_text.delta`` -> the text protocol; ``.annotation.added`` ->
+  ``Citation`` (its ``start`` / ``end`` counted in the whole reply's text channel);
+  ``response.refusal.delta`` -> ``RefusalDelta``; reasoning summary and reasoning
+  text deltas -> ``ReasoningDelta``, with ``"\\n\\n"`` between two parts (or items);
+* ``function_call`` items and their argument deltas -> actions;
+* client-run items -> actions too, named after the tool the client runs:
+  ``custom_tool_call`` (its own name; the raw text input streams as the args
+  ``{"input": "..."}``), ``local_shell_call`` (``local_shell``), ``shell_call``
+  (``shell``), ``apply_patch_call`` (``apply_patch``), ``computer_call``
+  (``computer``), a ``tool_search_call`` with ``execution: "client"``
+  (``tool_search``) and ``mcp_approval_request`` (the client's approval is asked):
+  their args are the item's own fields (``action``, ``operation``, ``arguments``...)
+  without ``id``, ``call_id``, ``type`` and ``status``, given whole (as JSON with
+  sorted keys) when the item is done; the provider's ``call_id`` (or ``id``) is the ``action_id``;
+* items the provider runs itself (web and file search, code interpreter, image
+  generation, ``mcp_call``, ``mcp_list_tools``...) are reported once each
+  (``Diagnostic(kind="hosted_tool")``) and never become actions;
+* ``response.incomplete`` -> truncation; ``response.failed`` / ``error`` ->
+  ``StreamError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from unspool.events import Citation, Event
+from unspool.sources.payload import get, get_int, get_str, is_record, plain
+
+if TYPE_CHECKING:
+    from unspool.sources.providers.openai import OpenAIDecoder
+
+__all__ = ["CLIENT_ITEMS", "HOSTED_ITEMS", "ResponsesReader"]
+
+CLIENT_ITEMS: dict[str, str] = {
+    "local_shell_call": "local_shell",
+    "shell_call": "shell",
+    "apply_patch_call": "apply_patch",
+    "computer_call": "computer",
+    "tool_search_call": "tool_search",
+    "mcp_approval_request": "mcp_approval_request",
+}
+"""Client-run output item types (other than function and custom tool calls) and the
+action name each becomes."""
+
+HOSTED_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "tool_search_call",  # with execution "server"
+        "tool_search_output",
+        "program",
+        "program_output",
+        "compaction",
+    }
+)
+"""Output item types the provider runs or produces itself: reported, never actions."""
+
+_ITEM_META = frozenset({"id", "call_id", "type", "status", "created_by", "caller"})
+_TEXT_ITEMS = frozenset({"message", "reasoning"})
+_QUIET = frozenset(
+    {
+        "response.created",
+        "response.in_progress",
+        "response.queued",
+        "response.content_part.added",
+        "response.content_part.done",
+        "response.output_text.done",
+        "response.refusal.done",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_part.done",
+        "response.reasoning_summary_text.done",
+        "response.reasoning_text.done",
+        # the progress of hosted tools, reported once at their output item
+        "response.web_search_call.in_progress",
+        "response.web_search_call.searching",
+        "response.web_search_call.completed",
+        "response.file_search_call.in_progress",
+        "response.file_search_call.searching",
+        "response.file_search_call.completed",
+        "response.code_interpreter_call.in_progress",
+        "response.code_interpreter_call.interpreting",
+        "response.code_interpreter_call.completed",
+        "response.code_interpreter_call_code.delta",
+        "response.code_interpreter_call_code.done",
+        "response.image_generation_call.in_progress",
+        "response.image_generation_call.generating",
+        "response.image_generation_call.partial_image",
+        "response.image_generation_call.completed",
+        "response.mcp_call.in_progress",
+        "response.mcp_call.completed",
+        "response.mcp_call.failed",
+        "response.mcp_call_arguments.delta",
+        "response.mcp_call_arguments.done",
+        "response.mcp_list_tools.in_progress",
+        "response.mcp_list_tools.completed",
+        "response.mcp_list_tools.failed",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
+        "response.compaction.compacting",
+        # a shell call's commands as they stream: its action arrives whole when it is done
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+    }
+)
+"""Events that carry nothing for an event of ours (they repeat or announce what
+other events carry)."""
+
+_CUSTOM_OPEN = '{"input": "'
+_CUSTOM_CLOSE = '"}'
+
+
+class ResponsesReader:
+    """The Responses API half of an :class:`OpenAIDecoder`."""
+
+    __slots__ = (
+        "_custom",
+        "_d",
+        "_hosted",
+        "_last_key",
+        "_parts",
+        "_reasoning",
+        "_seen",
+        "_streamed",
+    )
+
+    def __init__(self, decoder: OpenAIDecoder) -> None:
+        self._d = decoder
+        self._seen: set[Hashable] = set()  # calls started (function, custom, client-run)
+        self._streamed: set[Hashable] = set()  # calls whose arguments came as deltas
+        self._custom: dict[Hashable, bool] = {}  # open custom tool calls: input streamed?
+        self._hosted: set[Hashable] = set()  # hosted items reported
+        self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
+        self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
+        self._last_key: Hashable = 0
+
+    def handles(self, kind: str) -> bool:
+        """Whether ``kind`` is a Responses API event type this reader knows."""
+        return kind in _HANDLERS or kind in _QUIET
+
+    def event(self, kind: str, event: Any) -> list[Event]:
+        """The events of one Responses API event of type ``kind``."""
+        handler = _HANDLERS.get(kind)
+        return handler(self, event) if handler is not None else []
+
+    def _key(self, event: Any, item: Any = None) -> Hashable:
+        index = get_int(event, "output_index")
+        if index is not None:
+            return index
+        key = get_str(event, "item_id") or get_str(item, "id") or self._last_key
+        self._last_key = key
+        return key
+
+    # ----------------------------------------------------------- text, refusal, reasoning
+
+    def _text_delta(self, event: Any) -> list[Event]:
+        d = self._d
+        text = get(event, "delta")
+        if not isinstance(text, str):
+            return d.bad("a text delta is not text", event)
+        part = (self._key(event), _label(get(event, "content_index")))
+        if part not in self._parts:
+            self._parts[part] = d.merger.text_chars
+        return d.merger.text(text)
+
+    def _annotation(self, event: Any) -> list[Event]:
+        d = self._d
+        note = plain(get(event, "annotation"))
+        if not isinstance(note, Mapping):
+            return d.bad("an annotation is not an object", event)
+        base = self._parts.get((self._key(event), _label(get(event, "content_index"))))
+        if base is None:
+            base = d.merger.text_chars
+        start, end = note.get("start_index"), note.get("end_index")
+        if start is None:
+            start = end = note.get("index")  # file citations mark one position
+        citation = Citation(
+            str(note.get("type") or "annotation"),
+            url=_str(note.get("url")),
+            title=_str(note.get("title")) or _str(note.get("filename")),
+            start=_offset(base, start),
+            end=_offset(base, end),
+            raw=dict(note),
+        )
+        return d.merger.citation(citation)
+
+    def _refusal_delta(self, event: Any) -> list[Event]:
+        text = get(event, "delta")
+        if not isinstance(text, str):
+            return self._d.bad("a refusal delta is not text", event)
+        return self._d.merger.refusal(text) if text else []
+
+    def _summary_delta(self, event: Any) -> list[Event]:
+        return self._reason(event, "summary", get(event, "summary_index"))
+
+    def _reasoning_delta(self, event: Any) -> list[Event]:
+        return self._reason(event, "text", get(event, "content_index"))
+
+    def _reason(self, event: Any, kind: str, index: Any) -> list[Event]:
+        d = self._d
+        text = get(event, "delta")
+        if not isinstance(text, str):
+            return d.bad("a reasoning delta is not text", event)
+        if not text:
+            return []
+        part = (self._key(event), kind, _label(index))
+        events: list[Event] = []
+        if self._reasoning is not None and part != self._reasoning:
+            events += d.merger.reasoning("\n\n")  # a new summary part or reasoning item
+        self._reasoning = part
+        events += d.merger.reasoning(text)
+        return events
+
+    # ----------------------------------------------------------- output items
+
+    def _item_added(self, event: Any) -> list[Event]:
+        item = get(event, "item")
+        if not is_record(item):
+            return self._d.bad("an output item is not an object", event)
+        kind = get_str(item, "type")
+        key = self._key(event, item)
+        if kind == "function_call":
+            return self._start_call(key, item, get(item, "arguments"))
+        if kind == "custom_tool_call":
+            events = self._start_custom(key, item)
+            given = get(item, "input")
+            if isinstance(given, str) and given:
+                events += self._custom_text(key, given)
+            return events
+        if kind in CLIENT_ITEMS and _client_run(item):
+            self._seen.add(key)
+            return self._d.merger.tool_start(key, CLIENT_ITEMS[kind], _call_id(item))
+        if kind in _TEXT_ITEMS:
+            return []
+        return self._hosted_item(key, kind, item)
+
+    def _item_done(self, event: Any) -> list[Event]:
+        d = self._d
+        item = get(event, "item")
+        if not is_record(item):
+            return d.bad("an output item is not an object", event)
+        kind = get_str(item, "type")
+        key = self._key(event, item)
+        merger = d.merger
+        if kind == "function_call":
+            events: list[Event] = []
+            if key not in self._seen:
+                events += self._start_call(key, item, None)  # the whole call arrives here
+            return events + self._end_call(key, get(item, "arguments"))
+        if kind == "custom_tool_call":
+            events = []
+            if key not in self._seen:
+                events += self._start_custom(key, item)
+            return events + self._close_custom(key, get(item, "input"))
+        if kind in CLIENT_ITEMS and _client_run(item):
+            events = []
+            if key not in self._seen:
+                self._seen.add(key)
+                events += merger.tool_start(key, CLIENT_ITEMS[kind], _call_id(item))
+            elif not merger.tools.is_open(key):
+                return []  # already ended (the stream went on after a duplicate)
+            fields = plain(item)
+            args = (
+                {k: v for k, v in fields.items() if k not in _ITEM_META}
+                if isinstance(fields, Mapping)
+                else {}
+            )
+            text = json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+            events += merger.tool_args(key, text)
+            return events + merger.tool_stop(key)
+        if kind in _TEXT_ITEMS:
+            return []
+        return self._hosted_item(key, kind, item)
+
+    def _hosted_item(self, key: Hashable, kind: str | None, item: Any) -> list[Event]:
+        if key in self._hosted:
+            return []
+        self._hosted.add(key)
+        if kind is None:
+            return self._d.bad("an output item without a type", item)
+        if kind not in HOSTED_ITEMS:
+            message = f"output item of type {kind!r} has no event: ignored"
+            return self._d.merger.note("unknown_item", message, kind)
+        message = f"output item of type {kind!r} is run by the provider, not an action"
+        return self._d.merger.note("hosted_tool", message, kind)
+
+    # ----------------------------------------------------------- function calls
+
+    def _start_call(self, key: Hashable, item: Any, arguments: Any) -> list[Event]:
+        merger = self._d.merger
+        self._seen.add(key)
+        events = merger.tool_start(key, get_str(item, "name"), get_str(item, "call_id"))
+        if isinstance(arguments, str) and arguments:
+            self._streamed.add(key)
+            events += merger.tool_args(key, arguments)
+        return events
+
+    def _args_delta(self, event: Any) -> list[Event]:
+        text = get(event, "delta")
+        if not isinstance(text, str):
+            return self._d.bad("an arguments delta is not text", event)
+        key = self._key(event)
+        self._streamed.add(key)
+        return self._d.merger.tool_args(key, text)
+
+    def _args_done(self, event: Any) -> list[Event]:
+        return self._end_call(self._key(event), get(event, "arguments"))
+
+    def _end_call(self, key: Hashable, arguments: Any) -> list[Event]:
+        merger = self._d.merger
+        if not merger.tools.is_open(key):
+            return []
+        events: list[Event] = []
+        if isinstance(arguments, str) and arguments and key not in self._streamed:
+            self._streamed.add(key)
+            events += merger.tool_args(key, arguments)
+        return events + merger.tool_stop(key)
+
+    # ----------------------------------------------------------- custom tool calls
+
+    def _start_custom(self, key: Hashable, item: Any) -> list[Event]:
+        merger = self._d.merger
+        self._seen.add(key)
+        events = merger.tool_start(key, get_str(item, "name"), _call_id(item))
+        self._custom[key] = False
+        return events + merger.tool_args(key, _CUSTOM_OPEN)
+
+    def _custom_text(self, key: Hashable, text: str) -> list[Event]:
+        """Raw input text, as the JSON string of the ``input`` argument."""
+        if key not in self._custom:
+            return []
+        self._custom[key] = True
+        escaped = json.dumps(text, ensure_ascii=False)[1:-1]
+        return self._d.merger.tool_args(key, escaped)
+
+    def _close_custom(self, key: Hashable, given: Any) -> list[Event]:
+        streamed = self._custom.get(key)
+        if streamed is None:
+            return []
+        events: list[Event] = []
+        if not streamed and isinstance(given, str) and given:
+            events += self._custom_text(key, given)
+        del self._custom[key]
+        merger = self._d.merger
+        return events + merger.tool_args(key, _CUSTOM_CLOSE) + merger.tool_stop(key)
+
+    def _custom_delta(self, event: Any) -> list[Event]:
+        text = get(event, "delta")
+        if not isinstance(text, str):
+            return self._d.bad("a custom tool input delta is not text", event)
+        return self._custom_text(self._key(event), text) if text else []
+
+    def _custom_done(self, event: Any) -> list[Event]:
+        return self._close_custom(self._key(event), get(event, "input"))
+
+    # ----------------------------------------------------------- endings
+
+    def _close_all_custom(self) -> list[Event]:
+        events: list[Event] = []
+        for key in list(self._custom):
+            events += self._close_custom(key, None)
+        return events
+
+    def _completed(self, event: Any) -> list[Event]:
+        self._d.set_reason("stop")
+        return self._close_all_custom() + self._d.merger.end_tools()
+
+    def _incomplete(self, event: Any) -> list[Event]:
+        self._d.set_reason("length")
+        details = get(get(event, "response"), "incomplete_details")
+        if get_str(details, "reason") == "content_filter":
+            return self._d.merger.note(
+                "content_filter", "the provider's content filter cut the output"
+            )
+        return []
+
+    def _failed(self, event: Any) -> list[Event]:
+        error = get(get(event, "response"), "error")
+        message = get_str(error, "message") or "the response failed"
+        return self._d.merger.fail(message, get_str(error, "code") or "response.failed")
+
+    def _error(self, event: Any) -> list[Event]:
+        message = get_str(event, "message") or "the stream reported an error"
+        return self._d.merger.fail(message, get_str(event, "code") or "error")
+
+    def _audio(self, event: Any) -> list[Event]:
+        message = "audio output is not read: its transcript has no text event here"
+        return self._d.note_once("ignored_audio", message, get_str(event, "type"))
+
+
+def _label(value: Any) -> int | str | None:
+    """An index or id field usable as a key (anything else is ``None``)."""
+    return value if isinstance(value, (int, str)) else None
+
+
+def _client_run(item: Any) -> bool:
+    """A ``tool_search_call`` runs on the client only when it says so."""
+    return get_str(item, "type") != "tool_search_call" or get_str(item, "execution") == "client"
+
+
+def _call_id(item: Any) -> str | None:
+    return get_str(item, "call_id") or get_str(item, "id")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _offset(base: int, index: Any) -> int | None:
+    """``index`` within a text part, as an offset in the whole text channel."""
+    return base + index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+_HANDLERS: dict[str, Callable[[ResponsesReader, Any], list[Event]]] = {
+    "response.output_text.delta": ResponsesReader._text_delta,
+    "response.output_text.annotation.added": ResponsesReader._annotation,
+    "response.refusal.delta": ResponsesReader._refusal_delta,
+    "response.reasoning_summary_text.delta": ResponsesReader._summary_delta,
+    "response.reasoning_text.delta": ResponsesReader._reasoning_delta,
+    "response.output_item.added": ResponsesReader._item_added,
+    "response.output_item.done": ResponsesReader._item_done,
+    "response.function_call_arguments.delta": ResponsesReader._args_delta,
+    "response.function_call_arguments.done": ResponsesReader._args_done,
+    "response.custom_tool_call_input.delta": ResponsesReader._custom_delta,
+    "response.custom_tool_call_input.done": ResponsesReader._custom_done,
+    "response.completed": ResponsesReader._completed,
+    "response.incomplete": ResponsesReader._incomplete,
+    "response.failed": ResponsesReader._failed,
+    "error": ResponsesReader._error,
+    "response.audio.delta": ResponsesReader._audio,
+    "response.audio.done": ResponsesReader._audio,
+    "response.audio.transcript.delta": ResponsesReader._audio,
+    "response.audio.transcript.done": ResponsesReader._audio,
+}

@@ -1,0 +1,368 @@
+"""The C machine against the pure-Python reference: differential, selection, leaks.
+
+The differential test feeds the same random documents (valid JSON, and JSON with
+random edits: inserted, deleted or replaced characters, invalid UTF-8 bytes,
+truncation) under the same random chunking (str, or UTF-8 bytes cut anywhere) and
+the same random options to both machines, and compares after every feed the value,
+the events, ``pos``, ``complete``, ``tail`` and any error (class, message, ``pos``,
+``partial``) exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core_support import chunks_at, cut_points, detach, json_docs, mismatch
+from unspool import UNSET, JsonStream, MalformedJSON
+from unspool.core import machines
+
+REQUIRED = os.environ.get("UNSPOOL_REQUIRE_SPEEDUPS") == "1"
+SANITIZED = (
+    os.environ.get("UNSPOOL_SANITIZED") == "1"
+)  # scripts/sanitize.sh: memory is not ours to measure
+
+if not machines.AVAILABLE:
+    if REQUIRED:
+        raise RuntimeError("UNSPOOL_REQUIRE_SPEEDUPS=1 but unspool.core._speedups is not built")
+    pytest.skip(
+        "the C machine is not built here (no compiler at install time)", allow_module_level=True
+    )
+
+DIFF = settings(
+    max_examples=int(os.environ.get("UNSPOOL_DIFF_EXAMPLES", "400")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+def make(machine: str, **options: Any) -> JsonStream:
+    """A parser on the given machine, whatever the current selection."""
+    before = machines.selected()
+    machines.select(machine)
+    try:
+        parser = JsonStream(**options)
+    finally:
+        machines.select(before)
+    return parser
+
+
+def _reject_long(text: str) -> int:
+    if len(text) > 6:
+        raise ValueError(f"{len(text)} digits")
+    return int(text)
+
+
+OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "events": st.booleans(),
+        "trailing": st.sampled_from([None, "error", "ignore"]),
+        "allow_inf_nan": st.booleans(),
+        "max_depth": st.sampled_from([1, 2, 3, 8, 1000]),
+        "max_token_chars": st.sampled_from([None, 0, 2, 5, 40]),
+        "max_document_chars": st.sampled_from([None, 0, 7, 60]),
+        "max_int_digits": st.sampled_from([1, 5, 30, 4300, 10000]),
+        "parse_float": st.sampled_from([None, Decimal]),
+        "parse_int": st.sampled_from([None, _reject_long, str]),
+    },
+)
+
+SNIPPETS = st.sampled_from(
+    [
+        "{", "}", "[", "]", ":", ",", '"', "\\", " ", "\n", "0", "-", "1", ".", "e", "E", "+",
+        "t", "tru", "true", "f", "n", "null", "N", "NaN", "I", "Infinity", "-Infinity", "x",
+        "\\u", "\\ud83d", "\\ude00", "\\uDC0", "\\x", "\x00", "\x1f", "é", "😀", "\ufeff",
+        '"k":', '{"a":', "[1,", "00", "1e", "-0.", "12345678901234567890",
+    ]
+)  # fmt: skip
+
+
+NARROW = st.text(alphabet='ab ßé\xff\u0100\n\\"', max_size=10)
+"""Strings of few kinds: ASCII, Latin-1 and one UCS-2 character (the C machine keeps the
+narrowest str kind as a string grows across chunks of different kinds)."""
+
+NARROW_DOCS = st.recursive(
+    st.one_of(NARROW, st.integers(-5, 5)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(NARROW, children, max_size=3)
+    ),
+    max_leaves=8,
+).map(lambda value: json.dumps(value, ensure_ascii=False))
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    """A JSON document, often with a few random edits."""
+    doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(doc)))
+        op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
+        if op == "insert":
+            doc = doc[:at] + draw(SNIPPETS) + doc[at:]
+        elif op == "delete":
+            doc = doc[:at] + doc[at + 1 :]
+        elif op == "replace":
+            doc = doc[:at] + draw(SNIPPETS) + doc[at + 1 :]
+        else:
+            doc = doc[:at]
+    return doc
+
+
+def _plain(value: Any) -> Any:
+    """Events as nested lists, so :func:`mismatch` compares them type-exactly."""
+    if isinstance(value, tuple):
+        return [type(value).__name__, *(_plain(v) for v in value)]
+    return detach(value)
+
+
+def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[Any]:
+    """What a consumer sees, step by step: one record per feed and one for finish()."""
+    parser = make(machine, **options)
+    assert (type(parser) is JsonStream) == (machine == "python")
+    events = options.get("events", False)
+    for chunk in [*chunks, None]:
+        try:
+            if chunk is None:
+                got = parser.finish_events() if events else parser.finish()
+            else:
+                got = parser.feed_events(chunk) if events else parser.feed(chunk)
+        except MalformedJSON as err:
+            left = parser.take_events() if events else []
+            yield (
+                "error",
+                type(err).__name__,
+                str(err),
+                err.pos,
+                _plain(err.partial),
+                _plain(left),
+                parser.pos,
+                _plain(parser.value),
+            )
+            try:
+                parser.finish()
+            except MalformedJSON as again:
+                yield ("again", again is err)
+            return
+        yield (
+            "ok",
+            _plain(got),
+            _plain(parser.value),
+            parser.pos,
+            parser.complete,
+            parser.tail,
+            parser.finished,
+        )
+
+
+def _chunking(data: st.DataObject, doc: str) -> list[Any]:
+    if data.draw(st.booleans(), label="bytes"):
+        raw = doc.encode("utf-8", "surrogatepass")
+        if data.draw(st.integers(0, 5), label="bad utf-8") == 0:
+            at = data.draw(st.integers(0, len(raw)), label="at")
+            bad = data.draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe2\x82"]))
+            raw = raw[:at] + bad + raw[at:]
+        if data.draw(st.integers(0, 9), label="bom") == 0:
+            raw = b"\xef\xbb\xbf" + raw
+        return chunks_at(raw, data.draw(cut_points(len(raw), max_cuts=16), label="byte cuts"))
+    return chunks_at(doc, data.draw(cut_points(len(doc), max_cuts=16), label="cuts"))
+
+
+@DIFF
+@given(doc=documents(), options=OPTIONS, data=st.data())
+def test_both_machines_agree_exactly(
+    doc: str, options: dict[str, Any], data: st.DataObject
+) -> None:
+    chunks = _chunking(data, doc)
+    reference = list(_run("python", chunks, options))
+    ours = list(_run("c", chunks, options))
+    for step, (a, b) in enumerate(zip(ours, reference, strict=False)):
+        problem = mismatch(a, b)
+        assert problem is None, f"step {step} ({chunks[: step + 1]!r}): {problem}\nC: {a}\npy: {b}"
+    assert len(ours) == len(reference)
+
+
+def test_latin1_text_continues_a_string_of_ascii() -> None:
+    """Regression: a Latin-1 chunk continuing or opening an ASCII string."""
+    chunks = ['["stra', 'ße", "so', 'ße", "éé', 'xyz", "\u0100', 'ab"]']
+    assert mismatch(list(_run("c", chunks, {})), list(_run("python", chunks, {}))) is None
+    assert make("c").feed("".join(chunks)) == ["straße", "soße", "ééxyz", "\u0100ab"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(doc=st.one_of(json_docs(unique_keys=False), NARROW_DOCS), size=st.integers(1, 9))
+def test_both_machines_agree_on_every_small_chunking(doc: str, size: int) -> None:
+    """Fixed-size chunks of a valid document, events on: identical step by step."""
+    chunks = [doc[k : k + size] for k in range(0, len(doc), size)]
+    options = {"events": True}
+    assert mismatch(list(_run("c", chunks, options)), list(_run("python", chunks, options))) is None
+
+
+def test_selection() -> None:
+    assert machines.selected() in ("c", "python")
+    assert type(make("c")) is not JsonStream
+    assert isinstance(make("c"), JsonStream)
+    assert type(make("python")) is JsonStream
+    # configurations the C machine does not run go to the reference machine
+    assert type(make("c", lenient=True)) is JsonStream
+    assert type(make("c", skip_preamble=True)) is JsonStream
+    assert type(make("c", max_depth=2**70)) is JsonStream
+    assert type(make("c", max_token_chars=-1)) is JsonStream
+    assert not machines.accelerates({"release_items": True})
+
+    class Mine(JsonStream):
+        pass
+
+    machines.select("c")
+    try:
+        assert type(Mine()) is Mine
+    finally:
+        machines.select("python" if not machines.ACCELERATED else "c")
+    with pytest.raises(ValueError):
+        machines.select("rust")
+
+
+def test_invalid_options_fail_like_the_reference() -> None:
+    for options in ({"trailing": "sometimes"}, {"max_depth": 0}, {"bogus": 1}):
+        with pytest.raises((ValueError, TypeError)) as c_err:
+            make("c", **options)
+        with pytest.raises((ValueError, TypeError)) as py_err:
+            make("python", **options)
+        assert str(c_err.value) == str(py_err.value)
+
+
+def test_the_c_type_overrides_every_public_name() -> None:
+    """A public method or property added to JsonStream must be added to the C type too
+    (else the C type would inherit a Python method reading slots it never sets)."""
+    c_type = type(make("c"))
+    public = {name for name in dir(JsonStream) if not name.startswith("_")}
+    missing = sorted(name for name in public if name not in vars(c_type))
+    assert not missing, f"the C machine lacks {missing}"
+
+
+def test_accelerated_flag_follows_unspool_pure() -> None:
+    code = "import unspool, unspool.core.machines as m; print(unspool.accelerated, m.selected())"
+    env = {**os.environ, "UNSPOOL_PURE": "1"}
+    pure = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert pure.stdout.split() == ["False", "python"], pure.stderr
+    env.pop("UNSPOOL_PURE")
+    default = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert default.stdout.split() == ["True", "c"], default.stderr
+
+
+# --------------------------------------------------------------------------- leaks
+
+LEAK_DOC = (
+    '{"text": "hello \\u00e9\\ud83d\\ude00 world \\n", "n": [1, -2.5e3, 123456789012345678901234567890, '
+    'true, false, null], "deep": [[{"k": "v"}]], "big": "' + "x" * 300 + '"}'
+)
+
+
+def _cycle(machine: str, options: dict[str, Any]) -> None:
+    parser = make(machine, **options)
+    for k in range(0, len(LEAK_DOC), 7):
+        parser.feed(LEAK_DOC[k : k + 7])
+    parser.finish()
+    if options.get("events"):
+        parser.take_events()
+    bad = make(machine, **options)
+    with contextlib.suppress(MalformedJSON):
+        bad.feed('{"a": [1, "x\\q')
+    raw = make(machine, **options)
+    data = LEAK_DOC.encode()
+    for k in range(0, len(data), 5):
+        raw.feed(data[k : k + 5])
+    raw.finish()
+
+
+@pytest.mark.skipif(SANITIZED, reason="AddressSanitizer's quarantine holds freed memory")
+@pytest.mark.parametrize("options", [{}, {"events": True, "trailing": "ignore"}])
+def test_a_long_run_of_feeds_keeps_memory_flat(options: dict[str, Any]) -> None:
+    for _ in range(50):
+        _cycle("c", options)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(100):
+            _cycle("c", options)
+        gc.collect()
+        first, _ = tracemalloc.get_traced_memory()
+        for _ in range(600):
+            _cycle("c", options)
+        gc.collect()
+        second, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert second - first < 64 * 1024, f"traced memory grew by {second - first} bytes"
+
+
+def _rss_pages() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1])
+
+
+@pytest.mark.skipif(
+    SANITIZED or not os.path.exists("/proc/self/statm"), reason="needs /proc (Linux), no ASan"
+)
+def test_rss_stays_flat_over_many_parsers() -> None:
+    for _ in range(200):
+        _cycle("c", {"events": True})
+    gc.collect()
+    before = _rss_pages()
+    for _ in range(3000):
+        _cycle("c", {"events": True})
+    gc.collect()
+    grown = (_rss_pages() - before) * os.sysconf("SC_PAGE_SIZE")
+    assert grown < 4 * 1024 * 1024, f"RSS grew by {grown} bytes"
+
+
+def _refcounts(machine: str, chunks: list[str]) -> list[tuple[str, int]]:
+    parser = make(machine, events=True)
+    for chunk in chunks:
+        parser.feed_events(chunk)
+    value = parser.finish()
+    del parser
+    gc.collect()
+    counts: list[tuple[str, int]] = []
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        children = list(node.values()) if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, (dict, list)) or (isinstance(child, str) and len(child) > 1):
+                counts.append((repr(child)[:20], sys.getrefcount(child)))
+            if isinstance(child, (dict, list)):
+                stack.append(child)
+        del children
+    return counts
+
+
+@pytest.mark.parametrize("size", [1, 3, 8, 1000])
+def test_values_hold_no_extra_references(size: int) -> None:
+    doc = (
+        '{"a": ["str one", {"b": "str two \\n"}], "c": "' + "long " * 40 + '", "d": {"e": []}, '
+        '"f": "tail'
+    )
+    chunks = [doc[k : k + size] for k in range(0, len(doc), size)]
+    assert _refcounts("c", chunks) == _refcounts("python", chunks)
+    parser = make("c")
+    parser.feed('{"s": "grow')
+    grown = parser.feed("ing")
+    held = sys.getrefcount(grown["s"])  # the dict, the machine's buffer, the argument
+    del parser
+    released = sys.getrefcount(grown["s"])
+    assert (held, released) == (3, 2)
+    assert grown == {"s": "growing"}
+    assert UNSET is make("c").value

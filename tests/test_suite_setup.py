@@ -1,0 +1,86 @@
+"""The test suite's own setup: hypothesis profiles, xdist, and per-run shared folders."""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+import run_support
+from hypothesis_profiles import PROFILES, chosen_profile, examples
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_profile_is_dev_by_default_ci_under_ci_and_long_on_request() -> None:
+    assert chosen_profile({}) == "dev"
+    assert chosen_profile({"CI": "true"}) == "ci"
+    assert chosen_profile({"CI": "false"}) == "dev"
+    assert chosen_profile({"CI": "true", "UNSPOOL_HYPOTHESIS": "long"}) == "long"
+    assert chosen_profile({"UNSPOOL_HYPOTHESIS": "CI"}) == "ci"
+    with pytest.raises(ValueError, match="choose one of"):
+        chosen_profile({"UNSPOOL_HYPOTHESIS": "forever"})
+
+
+def test_budgets_scale_with_the_profile() -> None:
+    budgets = {name: PROFILES[name].max_examples for name in ("dev", "ci", "long")}
+    assert budgets["dev"] < budgets["ci"] < budgets["long"]
+    assert PROFILES["ci"].derandomize and PROFILES["ci"].database is None
+    assert PROFILES["dev"].deadline is None and PROFILES["long"].deadline is None
+    assert examples(200, PROFILES["dev"]) == 60  # a weight is the test's budget in CI
+    assert examples(10, PROFILES["dev"]) == 5
+    assert examples(200, PROFILES["ci"]) == 200
+    assert examples(200, PROFILES["long"]) == 2000
+    assert examples(100) == settings().max_examples  # the loaded profile
+
+
+def test_the_suite_runs_on_every_core_and_the_readme_says_how_to_go_long() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")  # no tomllib on 3.10
+    addopts = re.search(r'^addopts = "(.*)"$', pyproject, re.M)
+    assert addopts is not None
+    assert "-n auto --dist loadgroup" in addopts.group(1)
+    test_extra = re.search(r"^test = \[(.*?)^\]", pyproject, re.M | re.S)
+    assert test_extra is not None and '"pytest-xdist>=' in test_extra.group(1)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "UNSPOOL_HYPOTHESIS=long" in readme
+
+
+def _build_in_process(root: str, log: str) -> None:
+    def build(folder: Path) -> None:
+        with open(log, "a", encoding="utf-8") as out:
+            out.write("built\n")
+        (folder / "artifact").write_text("ok", encoding="utf-8")
+
+    run_support.build_once(Path(root), "tool", build)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl locks are POSIX")
+def test_build_once_builds_one_folder_for_many_processes(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
+    workers = [
+        ctx.Process(target=_build_in_process, args=(str(tmp_path / "run"), str(log)))
+        for _ in range(4)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+    assert log.read_text(encoding="utf-8") == "built\n"
+    assert (tmp_path / "run" / "tool" / "artifact").read_text(encoding="utf-8") == "ok"
+
+
+def test_build_once_retries_a_build_that_failed(tmp_path: Path) -> None:
+    def broken(folder: Path) -> None:
+        (folder / "half").write_text("x", encoding="utf-8")
+        raise RuntimeError("network down")
+
+    with pytest.raises(RuntimeError):
+        run_support.build_once(tmp_path, "tool", broken)
+    folder = run_support.build_once(tmp_path, "tool", lambda f: (f / "ok").touch())
+    assert sorted(p.name for p in folder.iterdir()) == [".built", "ok"]
