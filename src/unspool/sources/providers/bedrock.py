@@ -149,23 +149,15 @@ class BedrockDecoder(ProviderDecoder):
         return []
 
     def _citation(self, citation: Mapping[str, Any]) -> list[Event]:
-        if self.merger.closed:
-            return []
         parts, events = self.items(citation, "sourceContent")
         cited = "".join(get_str(p, "text") or "" for p in parts) or None
         location = get(citation, "location")
         url = None
         for where in location.values() if isinstance(location, Mapping) else ():
             url = get_str(where, "url") or url
-        events.append(
-            Citation(
-                "citation",
-                url=url,
-                title=get_str(citation, "title"),
-                cited_text=cited,
-                raw=dict(citation),
-            )
-        )
+        title = get_str(citation, "title")
+        found = Citation("citation", url=url, title=title, cited_text=cited, raw=dict(citation))
+        events.extend(self.merger.citation(found))
         return events
 
     def _block_stop(self, body: Any) -> list[Event]:

@@ -330,17 +330,16 @@ class GeminiDecoder(ProviderDecoder):
             self._cited.add(seen)
             dump = getattr(source, "model_dump", None)
             raw = dump(mode="json", exclude_none=True) if callable(dump) else source
-            events.append(
-                Citation(
-                    "citation",
-                    url=uri,
-                    title=title,
-                    start=self._char_offset(start),
-                    end=self._char_offset(end),
-                    raw=dict(raw) if isinstance(raw, dict) else {},
-                )
+            citation = Citation(
+                "citation",
+                url=uri,
+                title=title,
+                start=self._char_offset(start),
+                end=self._char_offset(end),
+                raw=dict(raw) if isinstance(raw, dict) else {},
             )
-        return events if not self.merger.closed else []
+            events.extend(self.merger.citation(citation))
+        return events
 
     def _char_offset(self, offset: Any) -> int | None:
         """Gemini's UTF-8 byte offset into the reply's text, as a character offset."""
