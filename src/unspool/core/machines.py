@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, Final
 
-__all__ = ["ACCELERATED", "AVAILABLE", "new_stream", "select", "selected"]
+__all__ = ["ACCELERATED", "AVAILABLE", "accelerates", "new_stream", "select", "selected"]
 
 
 def _load() -> ModuleType | None:
