@@ -215,6 +215,7 @@ CASES = [
     Case("mx-typo-goes-on", '{"k1": ["v1"}, "k2": 3}', {"k1": ["v1"], "k2": 3}, (MX,)),
     Case("mx-object-typo", '{"a": 2]', {"a": 2}, (MX,)),
     Case("mx-array-typo", "[2, 3}", [2, 3], (MX,)),
+    Case("mx-missing-brace-before-next", '[{"i": 1{"i": 2}]', [{"i": 1}, {"i": 2}], (MX, MC)),
     Case("xc-end", '{"a": 1}}', {"a": 1}, (XC,)),
     Case("xc-middle", '[{"a": 1}}, {"b": 2}]', [{"a": 1}, {"b": 2}], (XC,)),
     Case("nk-numeric-keys", '{2: "two", 10: "ten"}', {"2": "two", "10": "ten"}, (UK, UK)),

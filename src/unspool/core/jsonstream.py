@@ -1021,6 +1021,21 @@ class JsonStream:
                         comment_ret = state
                         state = _COMMENT
                         continue
+                    if (
+                        k_closer
+                        and c == "{"
+                        and type(top) is dict
+                        and len(stack) > 1
+                        and type(stack[-2]) is list
+                    ):
+                        # '[{"i": 1{"i": 2}]': the object's closer is missing before the next
+                        stack.pop()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        _repair(
+                            repairs, evs, "mismatched_closer", base + i, "closed an object before {"
+                        )
+                        continue
                     if k_closer and c in "]}":
                         # "[{"a": 1]" or "{"a": [1}": the closer of the wrong kind
                         k = lx.ws_upto(s, i + 1).end()

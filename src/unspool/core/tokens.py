@@ -25,12 +25,13 @@ __all__ = [
     "token_word_run",
 ]
 
-NUMBER_END: Final = frozenset(' \t\n\r,]}/"')
+NUMBER_END: Final = frozenset(' \t\n\r,]}/"[{')
 """What may follow a number; anything else glued to it makes the token a string (``12abc``)."""
 
-token_word_run: Final = cast(lx.Run, re.compile(r'[^ \t\n\r,\]}"/]*').match)
-"""The first word of a token inside a container: up to a blank or a delimiter."""
-token_rest_run: Final = cast(lx.Run, re.compile(r'[^\n\r,\]}"/]*').match)
+token_word_run: Final = cast(lx.Run, re.compile(r'[^ \t\n\r,\[\]{}"/]*').match)
+"""The first word of a token inside a container: up to a blank or a delimiter (a
+bracket or brace ends it too: ``1{"i": 2}`` is a number and the next object)."""
+token_rest_run: Final = cast(lx.Run, re.compile(r'[^\n\r,\[\]{}"/]*').match)
 """The rest of a token inside a container: blanks allowed, up to a delimiter or a line end."""
 root_word_run: Final = cast(lx.Run, re.compile(r"[^ \t\n\r/]*").match)
 root_rest_run: Final = cast(lx.Run, re.compile(r"[^\n\r/]*").match)
