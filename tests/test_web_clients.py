@@ -35,6 +35,9 @@ from web_support.server import LiveServer
 SCENARIOS = ("complete", "truncated", "failing")
 ENDINGS = {"complete": "stop", "truncated": "length", "failing": "error"}
 
+# the node runs are module fixtures: one worker runs them, once
+pytestmark = pytest.mark.xdist_group("web-js")
+
 
 @pytest.fixture(scope="module")
 def js() -> Path:

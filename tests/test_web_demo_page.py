@@ -34,6 +34,9 @@ WATCH_ARGS = """() => {
              { subtree: true, childList: true, characterData: true });
 }"""
 
+# one worker for the module, so one Chromium
+pytestmark = pytest.mark.xdist_group("web-browser")
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
@@ -159,3 +162,39 @@ def test_unspool_demo_web_serves_the_page_and_every_format() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+COLLECT = """(url) => new Promise((resolve) => {
+  const seen = [];
+  const source = new EventSource(url);
+  const types = ["text_delta", "reasoning_delta", "refusal_delta", "citation", "action_started",
+    "action_args_delta", "action_complete", "action_invalid", "action_result", "action_failed",
+    "diagnostic", "stream_done", "resume_failed"];
+  let opens = 0;
+  source.onopen = () => { opens += 1; };
+  for (const type of types) {
+    source.addEventListener(type, (message) => {
+      seen.push([message.lastEventId, JSON.parse(message.data)]);
+      if (type === "stream_done" || type === "resume_failed") {
+        source.close();
+        resolve({ seen, opens });
+      }
+    });
+  }
+})"""
+
+
+def test_chromium_event_source_resumes_with_last_event_id(browser: Any) -> None:
+    """The browser's own EventSource reconnects after each dropped connection, sending
+    Last-Event-ID by itself: it must see every event once, in order."""
+    from web_support.app import build_app, reference_dicts
+
+    with LiveServer(build_app()) as live:
+        page = browser.new_page()
+        page.goto(f"{live.url}/blank")
+        out = page.evaluate(COLLECT, "/flaky/run-1?cut=25")
+        page.close()
+    expected = reference_dicts("complete")
+    assert [int(i) for i, _ in out["seen"]] == list(range(1, len(expected) + 1))
+    assert [event for _, event in out["seen"]] == expected
+    assert out["opens"] >= len(expected) // 25  # it really reconnected, more than once

@@ -176,3 +176,13 @@ async def test_buffers_expire_and_an_abandoned_stream_is_stopped() -> None:
     assert "done" not in store and "endless" not in store
     with pytest.raises(ValueError, match="keep_seconds"):
         ResumableStreams(keep_seconds=-1)
+
+
+async def test_a_resumable_response_can_set_the_reconnection_delay() -> None:
+    store = ResumableStreams()
+    store.start("k", [StreamDone("complete")])
+    response = store.response("k", retry=250, keepalive=None)
+    body = [chunk async for chunk in response.body_iterator]
+    assert body[0] == b"retry: 250\n\n" and b"event: stream_done" in body[1]
+    with pytest.raises(ValueError, match="retry"):
+        store.response("k", retry=-1)

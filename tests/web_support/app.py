@@ -211,6 +211,28 @@ def build_app(*, expose_errors: bool = False) -> Starlette:
         key = request.path_params["key"]
         return runs.response(key, request.headers.get("last-event-id"))
 
+    async def flaky(request: Request) -> Response:
+        """Like ``resume``, but every connection ends after ``cut`` event frames (a
+        dropped connection), with ``retry: 20`` so the browser comes back at once."""
+        key, cut = request.path_params["key"], int(request.query_params["cut"])
+        if key not in runs:
+            runs.start(key, served_events("complete", 0.002))
+        frames = runs.frames(key, request.headers.get("last-event-id"))
+
+        async def cut_short() -> AsyncIterator[bytes]:
+            yield b"retry: 20\n\n"
+            sent = 0
+            async for frame in frames:
+                yield frame
+                sent += 1
+                if sent == cut:
+                    return
+
+        return EventStreamResponse.from_frames(cut_short())
+
+    async def blank(request: Request) -> Response:
+        return Response("<!doctype html><title>blank</title>", media_type="text/html")
+
     return Starlette(
         routes=[
             Route("/chat", chat, methods=["POST"]),
@@ -218,5 +240,7 @@ def build_app(*, expose_errors: bool = False) -> Starlette:
             Route("/events/{scenario}", events),
             Route("/runs/{key}", start, methods=["POST"]),
             Route("/runs/{key}", resume, methods=["GET"]),
+            Route("/flaky/{key}", flaky),
+            Route("/blank", blank),
         ]
     )

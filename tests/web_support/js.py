@@ -37,9 +37,14 @@ def require_tool(name: str, install: str) -> str:
     return path
 
 
+def _sources() -> list[Path]:
+    """The pinned manifest, its lock and the scripts (not a stray ``node_modules``)."""
+    return sorted(p for p in JS_SOURCES.iterdir() if p.is_file())
+
+
 def _stamp() -> str:
     digest = hashlib.sha256()
-    for path in sorted(JS_SOURCES.iterdir()):
+    for path in _sources():
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -54,7 +59,7 @@ def js_clients() -> Path:
     with FileLock(str(CACHE.parent / "web-js.lock")):
         if marker.exists() and marker.read_text() == stamp:
             return CACHE
-        for path in JS_SOURCES.iterdir():
+        for path in _sources():
             shutil.copy2(path, CACHE / path.name)
         done = subprocess.run(
             [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],

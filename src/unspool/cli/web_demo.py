@@ -105,7 +105,8 @@ def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette
 
     async def run_events(request: Request) -> Response:
         key = request.path_params["key"]
-        return runs.response(key, request.headers.get("last-event-id"), keepalive=keepalive)
+        last_event_id = request.headers.get("last-event-id")
+        return runs.response(key, last_event_id, keepalive=keepalive, retry=1000)
 
     async def chat(request: Request) -> Response:
         stream = reply_named((await body_of(request)).get("reply"))

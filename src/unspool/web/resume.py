@@ -33,7 +33,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from typing import Any
 
 from unspool.events import Event
-from unspool.web.encode import _aencode
+from unspool.web.encode import _aencode, aclose
 from unspool.web.formats.base import EncodeOptions
 from unspool.web.formats.unspool import UnspoolEncoder
 from unspool.web.responses import EventStreamResponse
@@ -206,10 +206,28 @@ class ResumableStreams:
                 self._watch(key, buffer)
 
     def response(
-        self, key: str, last_event_id: str | None = None, *, keepalive: float | None = 15.0
+        self,
+        key: str,
+        last_event_id: str | None = None,
+        *,
+        keepalive: float | None = 15.0,
+        retry: int | None = None,
     ) -> EventStreamResponse:
         """An :class:`EventStreamResponse` of :meth:`frames` (pass the request's
-        ``Last-Event-ID`` header)."""
-        return EventStreamResponse.from_frames(
-            self.frames(key, last_event_id), format="unspool", keepalive=keepalive
-        )
+        ``Last-Event-ID`` header). ``retry``: milliseconds a browser waits before it
+        reconnects, sent first as the SSE ``retry:`` field (browsers default to a few seconds)."""
+        frames = self.frames(key, last_event_id)
+        if retry is not None:
+            if retry < 0:
+                raise ValueError("retry must be >= 0 milliseconds")
+            frames = _prefixed(f"retry: {retry}\n\n".encode(), frames)
+        return EventStreamResponse.from_frames(frames, format="unspool", keepalive=keepalive)
+
+
+async def _prefixed(first: bytes, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    try:
+        yield first
+        async for frame in frames:
+            yield frame
+    finally:
+        await aclose(frames)
