@@ -235,8 +235,15 @@ class InterleavedParser:
         if self._finished:
             raise RuntimeError("feed() after finish()")
         out: list[Event] = []
-        self._decoded(self._utf8.feed(chunk), out)
-        return self._count(out)
+        if type(chunk) is str and self._utf8.text_only and self._think.done:
+            if chunk:  # the common case: text after the reply's start
+                self._utf8.passed(chunk)
+                pos = self._offset
+                self._offset = pos + len(chunk)
+                self._process(chunk, pos, out)
+        else:
+            self._decoded(self._utf8.feed(chunk), out)
+        return self._count(out) if out else out
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
         """End the stream: flush, report what was cut off, ``StreamDone`` last.

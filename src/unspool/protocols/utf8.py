@@ -54,6 +54,17 @@ class Utf8Decoder:
         self.chars = 0
 
     @property
+    def text_only(self) -> bool:
+        """True while only ``str`` was fed: a ``str`` chunk then passes through as is
+        (a parser may skip :meth:`feed` and call :meth:`passed` instead)."""
+        return not self._bytes
+
+    def passed(self, text: str) -> None:
+        """Count ``text`` a parser took directly while :attr:`text_only` (no bytes, so
+        no run of invalid ones to end)."""
+        self.chars += len(text)
+
+    @property
     def pending(self) -> bytes:
         """Bytes of an incomplete character held for the next call."""
         return bytes(self._decoder.getstate()[0])
