@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from unspool.core.snapshot import deep_copy
 from unspool.events import ActionArgsDelta, ActionComplete, Event
 from unspool.protocols.args_snapshot import ArgsSnapshots
@@ -160,7 +161,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     args=st.dictionaries(st.text(max_size=4), JSON, max_size=5),
     cuts=st.lists(st.integers(0, 200), max_size=30),
@@ -172,3 +173,31 @@ def test_every_delta_keeps_its_partial_and_deltas_join_to_the_args_text(
 ) -> None:
     text = json.dumps(args, ensure_ascii=False, indent=indent)
     _check_values(PROTOCOLS[protocol](text, cuts), args, text)
+
+
+def _provider_bodies(args: str, step: int) -> dict[str, Any]:
+    """Raw SSE bodies of one tool call whose arguments arrive ``step`` characters at a
+    time, for the OpenAI Chat Completions and Anthropic Messages adapters."""
+    from replay.wire import Call, anthropic_events, chat_chunks, sse
+
+    pieces = [args[i : i + step] for i in range(0, len(args), step)]
+    call = Call("a", "call_1", pieces)
+    return {
+        "openai": sse(chat_chunks([call], "tool_calls"), named=False, done=True),
+        "anthropic": sse(anthropic_events([call], "tool_use"), named=True),
+    }
+
+
+def test_provider_adapters_deltas_keep_their_partial_and_join_to_the_args() -> None:
+    from unspool.sources import from_anthropic, from_openai
+    from unspool.sources.sse import iter_sse
+
+    args = json.dumps(BIG_ARGS, ensure_ascii=False)
+    adapters = {"openai": from_openai, "anthropic": from_anthropic}
+    for step in (3, 16):
+        for name, body in _provider_bodies(args, step).items():
+            events: list[tuple[Event, Any]] = []
+            for event in adapters[name](iter_sse([body]), stream_id="s"):
+                _kept([event], events)
+            deltas = _check_values(events, BIG_ARGS, args)
+            assert len(deltas) > 100, name

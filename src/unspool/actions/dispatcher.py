@@ -260,7 +260,10 @@ class Dispatcher:
         error_type = record.error_type or "Exception"
         return _failed(event, record.error or "", error_type, replayed=True)
 
-    def _context(self, run: _Run) -> ActionContext:
+    def _context(self, run: _Run) -> ActionContext | None:
+        """The handler's :class:`ActionContext`, when it declares a parameter for it."""
+        if run.job.spec.context is None:
+            return None
         event, record = run.job.event, run.claim.record
         assert record is not None
         stream_id = event.id.rpartition(":")[0] if ":" in event.id else event.id

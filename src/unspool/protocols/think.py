@@ -39,6 +39,11 @@ class LeadingThink:
         self._held_pos = 0
         self._close: Delimiters | None = None
 
+    @property
+    def done(self) -> bool:
+        """True once the reply's start was decided: everything after passes through."""
+        return self._state == _AFTER
+
     def feed(self, text: str, pos: int) -> list[Piece]:
         """Consume ``text``, whose first character is at stream offset ``pos``."""
         if self._state == _AFTER:

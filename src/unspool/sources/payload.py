@@ -22,10 +22,36 @@ SKIP: Any = object()
 """Returned by :func:`unpack` for an item that carries no event (``[DONE]``, a blank message)."""
 
 
+_CLASS_HAS: dict[tuple[type, str], bool] = {}
+
+
+def _on_class(cls: type, name: str) -> bool:
+    """Whether a model class defines ``name`` itself (a property...), remembered per class:
+    the SDKs' model classes and the field names read are few."""
+    key = (cls, name)
+    found = _CLASS_HAS.get(key)
+    if found is None:
+        found = _CLASS_HAS[key] = any(name in vars(base) for base in cls.__mro__)
+    return found
+
+
 def get(obj: Any, name: str, default: Any = None) -> Any:
-    """``obj[name]`` for a mapping, else ``getattr(obj, name)``; ``default`` when absent."""
+    """``obj[name]`` for a mapping, else ``getattr(obj, name)``; ``default`` when absent.
+
+    An SDK object (a pydantic model) is read from its fields and extra fields first:
+    asking a model for a field it lacks costs an exception, and the adapters ask for
+    many optional fields of every chunk."""
     if type(obj) is dict:
         return obj.get(name, default)
+    fields = getattr(obj, "__dict__", None)
+    if fields is not None and name in fields:
+        return fields[name]
+    extra = getattr(obj, "__pydantic_extra__", _MISSING)
+    if extra is not _MISSING:
+        if extra is not None and name in extra:
+            return extra[name]
+        if not _on_class(type(obj), name):  # not a field, an extra or a property
+            return default
     value = getattr(obj, name, _MISSING)
     if value is not _MISSING:
         return value

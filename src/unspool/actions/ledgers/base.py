@@ -202,15 +202,22 @@ class Ledger(ABC):
             except Unstorable as exc:
                 error = f"the handler returned a result with no JSON form ({exc}); not stored"
                 result, error_type = None, RESULT_NOT_STORED
-        return replace(
-            record,
-            state="finished",
-            ok=ok,
-            result=result if ok else None,
-            error=error,
-            error_type=error_type,
-            finished_at=time.time(),
-            lease_until=None,
+        return Record(  # spelled out: dataclasses.replace costs as much as the rest
+            record.key,
+            record.name,
+            record.action_id,
+            "finished",
+            record.started_at,
+            record.attempts,
+            ok,
+            result if ok else None,
+            error,
+            error_type,
+            time.time(),
+            record.fingerprint,
+            record.summary,
+            record.token,
+            None,
         )
 
     def claim(
@@ -512,8 +519,9 @@ class _Heartbeat:
 
 
 # Claims being run in this process, per storage scope: a claim on such a key waits on
-# its event instead of polling the storage. The lock guards the dict only, never I/O.
-_LOCAL: dict[tuple[str, str], threading.Event] = {}
+# its event instead of polling the storage (the event is made by the first waiter).
+# The lock guards the dict only, never I/O.
+_LOCAL: dict[tuple[str, str], threading.Event | None] = {}
 _LOCAL_LOCK = threading.Lock()
 
 
@@ -524,7 +532,7 @@ def _poll(pause: _Pause) -> float:
 
 def _local_hold(scope: str, key: str) -> None:
     with _LOCAL_LOCK:
-        _LOCAL[(scope, key)] = threading.Event()
+        _LOCAL[(scope, key)] = None
 
 
 def _local_release(scope: str, key: str) -> None:
@@ -534,9 +542,19 @@ def _local_release(scope: str, key: str) -> None:
         marker.set()
 
 
-def _local_wait(scope: str, pause: _Pause) -> None:
+def _local_marker(scope: str, key: str) -> threading.Event | None:
+    """The event set when this process releases ``key``, or ``None`` if it does not hold it."""
     with _LOCAL_LOCK:
-        marker = _LOCAL.get((scope, pause.key))
+        if (scope, key) not in _LOCAL:
+            return None
+        marker = _LOCAL[(scope, key)]
+        if marker is None:
+            marker = _LOCAL[(scope, key)] = threading.Event()
+        return marker
+
+
+def _local_wait(scope: str, pause: _Pause) -> None:
+    marker = _local_marker(scope, pause.key)
     if marker is not None:  # held in this process: woken when it is released
         marker.wait(pause.seconds)
     else:
@@ -544,6 +562,5 @@ def _local_wait(scope: str, pause: _Pause) -> None:
 
 
 async def _alocal_wait(scope: str, pause: _Pause) -> None:
-    with _LOCAL_LOCK:
-        marker = _LOCAL.get((scope, pause.key))
-    await asyncio.sleep(min(_poll(pause), 0.005) if marker is not None else _poll(pause))
+    held = _local_marker(scope, pause.key) is not None
+    await asyncio.sleep(min(_poll(pause), 0.005) if held else _poll(pause))

@@ -26,9 +26,13 @@ How to add a provider (one module and one row):
    * a ``ProviderDecoder`` subclass whose ``_event(event)`` returns the events of one
      decoded provider event through ``self.merger`` (``text``, ``reasoning``,
      ``refusal``, ``citation``, ``tool_start`` / ``tool_args`` / ``tool_stop``,
-     ``note``, ``fail``) and sets ``self._reason`` (``"stop"`` / ``"length"``) from
-     the provider's finish reason; its constructor takes ``(text_parser=None, *,
-     stream_id=None, registry=None, lenient=False)``;
+     ``note``, ``fail``), calls ``self.set_reason("stop" | "length")`` from the
+     provider's finish reason, and answers a payload of the wrong shape with
+     ``self.bad(message, payload)`` (``self.items(obj, name)`` reads a list field,
+     ``self.unknown(kind, event)`` reports an event type once), never an exception;
+     a class attribute ``provider = "<Name>"`` names it in those reports; its
+     constructor takes ``(text_parser=None, *, stream_id=None, registry=None,
+     lenient=False)``;
    * ``recognise(item) -> bool``: True for an item only this provider sends (look
      at a field or an event ``type`` no other row uses; it is tried on the first
      item of a stream, in table order);
