@@ -127,6 +127,8 @@ def _plain(value: Any) -> Any:
     """Events as nested lists, so :func:`mismatch` compares them type-exactly."""
     if isinstance(value, tuple):
         return [type(value).__name__, *(_plain(v) for v in value)]
+    if isinstance(value, list) and value and isinstance(value[0], tuple):
+        return [_plain(v) for v in value]  # a list of events (JSON values hold no tuples)
     return detach(value)
 
 
