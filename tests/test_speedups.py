@@ -127,6 +127,8 @@ def _plain(value: Any) -> Any:
     """Events as nested lists, so :func:`mismatch` compares them type-exactly."""
     if isinstance(value, tuple):
         return [type(value).__name__, *(_plain(v) for v in value)]
+    if isinstance(value, list) and value and isinstance(value[0], tuple):
+        return [_plain(v) for v in value]  # a list of events (JSON values hold no tuples)
     return detach(value)
 
 
@@ -143,7 +145,7 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
                 got = parser.feed_events(chunk) if events else parser.feed(chunk)
         except MalformedJSON as err:
             left = parser.take_events() if events else []
-            yield (
+            yield [
                 "error",
                 type(err).__name__,
                 str(err),
@@ -152,13 +154,13 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
                 _plain(left),
                 parser.pos,
                 _plain(parser.value),
-            )
+            ]
             try:
                 parser.finish()
             except MalformedJSON as again:
-                yield ("again", again is err)
+                yield ["again", again is err]
             return
-        yield (
+        yield [
             "ok",
             _plain(got),
             _plain(parser.value),
@@ -166,7 +168,7 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
             parser.complete,
             parser.tail,
             parser.finished,
-        )
+        ]  # lists, so mismatch() compares the values inside type-exactly (NaN too)
 
 
 def _chunking(data: st.DataObject, doc: str) -> list[Any]:
