@@ -120,6 +120,25 @@ def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: s
         assert tools[invalid.id].get("input") is None  # the raw text is kept as rawInput only
     assert set(tools) == {e.id for e in [*complete, *_of(ref, ActionInvalid)]}
 
+    # The next request: convertToModelMessages keeps the dispatcher's outcomes as the
+    # tool role's results, as for tools the AI SDK's own streamText runs on the server
+    # (never providerExecuted, which would file them as the model provider's own tools).
+    user, assistant, tool = chat["modelMessages"]
+    assert (user["role"], assistant["role"], tool["role"]) == ("user", "assistant", "tool")
+    calls = [c for c in assistant["content"] if c["type"] == "tool-call"]
+    assert [c["toolCallId"] for c in calls] == list(tools)
+    assert not any(c.get("providerExecuted") for c in calls)
+    outputs = {r["toolCallId"]: r["output"] for r in tool["content"]}
+    assert list(outputs) == list(tools)  # every call answered
+    for result in _of(ref, ActionResult):
+        assert outputs[result.id] == {"type": "json", "value": result.result}
+    for failed in _of(ref, ActionFailed):
+        error = f"{failed.error_type}: {failed.error}"
+        assert outputs[failed.id] == {"type": "error-text", "value": error}
+    for invalid in _of(ref, ActionInvalid):
+        assert outputs[invalid.id]["type"] == "error-text"
+        assert outputs[invalid.id]["value"].startswith(f"invalid action ({invalid.reason})")
+
     sources = [p for p in parts if p["type"].startswith("source-")]
     assert [(p["type"], p.get("url"), p.get("title")) for p in sources] == [
         ("source-url", c.url, c.title)
