@@ -106,6 +106,83 @@ def _targets(
     return targets
 
 
+def _ratio_target(
+    name: str, num: Cell | None, den: Cell | None, goal: float, at_least: bool
+) -> Target:
+    """``num.seconds / den.seconds`` against ``goal`` (``≥`` when ``at_least``, else ``≤``)."""
+    sign = "≥" if at_least else "≤"
+    if num is None or den is None or not num.seconds or not den.seconds:
+        return Target(name, "—", f"{sign} ×{goal:g}", None, "not measured")
+    r = num.seconds / den.seconds
+    return Target(name, fmt_ratio(r), f"{sign} ×{goal:g}", r >= goal if at_least else r <= goal)
+
+
+def _machine_targets(
+    results: Mapping[tuple[str, str], Rows], floors: Mapping[str, Rows], profile: Profile
+) -> list[Target]:
+    """Issue 16's targets for the C machine (rows ``unspool``), with the pure-Python
+    machine (rows ``unspool py``) beside it in the same run."""
+    label = "98KB" if "98KB" in profile.sizes else profile.sizes[-1]
+    targets: list[Target] = []
+    for shape in profile.shapes:
+        rows = results.get((shape, "8"), {})
+        ours = cell_at(rows, "unspool", label)
+        goal = 50.0 if shape == "toolargs" else 1.5
+        targets.append(
+            _ratio_target(
+                f"{shape} {label} 8-char: ijson C time / unspool",
+                cell_at(rows, "ijson C", label),
+                ours,
+                goal,
+                True,
+            )
+        )
+        targets.append(
+            _ratio_target(
+                f"{shape} {label} 8-char: unspool+events / unspool",
+                cell_at(rows, "unspool+events", label),
+                ours,
+                1.5,
+                False,
+            )
+        )
+        frows = floors.get(shape, {})
+        targets.append(
+            _ratio_target(
+                f"{shape} {label}: json.loads / unspool 1-chunk",
+                cell_at(frows, "json.loads", label),
+                cell_at(frows, "unspool 1-chunk", label),
+                1.0,
+                True,
+            )
+        )
+        py = cell_at(rows, "unspool py", label)
+        if py is not None:
+            targets.append(
+                Target(
+                    f"{shape} {label} 8-char: pure-Python machine / C machine",
+                    _ratio_target("", py, ours, 1.0, True).measured,
+                    "info",
+                    None,
+                )
+            )
+        span = f"{profile.sizes[0]}→{profile.sizes[-1]}"
+        for row in ("unspool", "unspool py"):
+            if row not in rows:
+                continue
+            exp = growth_exponent(rows[row])
+            targets.append(
+                Target(
+                    f"{shape} 8-char: {row} growth exponent {span}",
+                    "—" if exp is None else f"{exp:.3f}",
+                    "≤ 1.02",
+                    None if exp is None else exp <= 1.02,
+                    "wall-clock: a loaded machine inflates the large sizes",
+                )
+            )
+    return targets
+
+
 def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the core rows; returns the results as JSON-ready data."""
     ours, notes = unspool_peers()
@@ -147,5 +224,8 @@ def run(profile: Profile) -> dict[str, Any]:
             )
     targets = _targets(results, floors, profile)
     print(targets_table("core targets (issue 2)", targets), flush=True)
+    machine_targets = _machine_targets(results, floors, profile)
+    print(targets_table("core targets (issue 16: the C machine)", machine_targets), flush=True)
+    targets += machine_targets
     out["targets"] = [t.to_dict() for t in targets]
     return out

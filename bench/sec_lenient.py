@@ -1,12 +1,14 @@
-"""Lenient rows (issue 3): ``JsonStream(lenient=True)`` streaming malformed JSON against
-json_repair (re-parse, and ``stream_stable=True``) and jsonmend (incremental), plus the
-cost of leniency on clean input."""
+"""Lenient rows (issues 3 and 13): ``JsonStream(lenient=True)`` streaming malformed JSON
+against json_repair (re-parse, and ``stream_stable=True``) and jsonmend (incremental), the
+cost of leniency on clean input, and the value each reads on the repairs of issue 13."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bench.lenient_cases import compare
+from bench.lenient_cases import readers as repair_readers
 from bench.peers import Peer, Stream, lenient_peers, unspool_peers
 from bench.profiles import Profile
 from bench.report import (
@@ -147,6 +149,12 @@ def run(profile: Profile) -> dict[str, Any]:
             targets.append(Target(name, fmt_ratio(r), "≤ ×1.5", r <= 1.5))
         else:
             targets.append(Target(name, "—", "≤ ×1.5", None, "not measured"))
-    print(targets_table("lenient targets (issue 3)", targets), flush=True)
+    table, verdicts = compare(repair_readers()[0])
+    print("lenient · the repairs of issue 13 · value read vs the expected one", flush=True)
+    print(table, flush=True)
+    out["repairs"] = verdicts
+    wrong = verdicts["counts"]["unspool lenient"]["wrong"]
+    targets.append(Target("issue 13 repairs: wrong values", str(wrong), "0", wrong == 0))
+    print(targets_table("lenient targets (issues 3 and 13)", targets), flush=True)
     out["targets"] = [t.to_dict() for t in targets]
     return out

@@ -378,7 +378,7 @@ def test_no_process_wide_lock_is_held_while_a_write_waits(tmp_path: Path) -> Non
                 action_stream([("ping", {"n": 2})], stream_id="m")
             )
         )
-        assert time.monotonic() - started < 0.5  # not behind the waiting SQLite write
+        assert time.monotonic() - started < 1.0  # not behind the write waiting 1.5 s
         assert outcomes(free) == [ActionResult("m:0", 0, "ping", 2)]
         waiting.join(10)
     blocker.rollback()

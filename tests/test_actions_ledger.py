@@ -97,10 +97,12 @@ def test_cancel_forget_and_purge(ledger: Ledger) -> None:
     ledger.forget("k")
     assert ledger.records() == []
     ledger.finish(ledger.claim("old", "a", "s:1"), result=1)
-    time.sleep(0.05)
-    ledger.finish(ledger.claim("new", "a", "s:2"), result=2)
+    time.sleep(0.01)
+    new = ledger.finish(ledger.claim("new", "a", "s:2"), result=2)
     running = ledger.claim("running", "a", "s:3")
-    assert ledger.purge(older_than=0.04) == 1
+    assert ledger.purge(older_than=3600) == 0
+    assert new.finished_at is not None
+    assert ledger.purge_before(new.finished_at) == 1  # finished before "new" did
     assert [r.key for r in ledger.records()] == ["new", "running"]
     assert ledger.purge(older_than=0) == 1  # started rows stay
     assert [r.key for r in ledger.records()] == ["running"]
@@ -108,11 +110,11 @@ def test_cancel_forget_and_purge(ledger: Ledger) -> None:
 
 
 def test_a_lease_not_renewed_expires_into_an_unknown_outcome(tmp_path: Path) -> None:
-    with SqliteLedger(tmp_path / "l.db", lease=0.3) as ledger:
+    with SqliteLedger(tmp_path / "l.db", lease=1.0) as ledger:
         held = ledger.claim("held", "a", "s:0")
         left = ledger.claim("left", "a", "s:1")
         with ledger.hold(held):  # heartbeats renew "held"; nobody renews "left"
-            time.sleep(0.6)
+            time.sleep(1.2)
             assert ledger.claim("left", "a", "s:1").status == "unknown"
             assert ledger.claim("held", "a", "s:0", wait=0).status == "in_progress"
         ledger.finish(held, result=1)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
@@ -182,32 +184,65 @@ def test_skip_preamble_and_bytes() -> None:
 # errors ---------------------------------------------------------------------------------------
 
 
-def test_invalid_value_is_taken_out_reported_once_and_final_raises() -> None:
+def test_invalid_item_is_taken_out_and_the_list_keeps_its_valid_items() -> None:
     text = '{"name": "n", "items": [{"title": "a", "count": 1}, {"title": "b", "count": -1}]}'
+    bad_count = {
+        "path": ["items", 1, "count"],
+        "message": "Input should be greater than or equal to 0",
+        "type": "greater_than_equal",
+    }
     stream = ModelStream(Doc)
     seen = [stream.feed(text[:60]), stream.feed(text[60:])]
     last = seen[-1]
     assert last is not None
-    assert plain(last.value)["items"] is None  # the list failed as a whole: back to unset
-    assert last.errors == (
-        {
-            "path": ["items", 1, "count"],
-            "message": "Input should be greater than or equal to 0",
-            "type": "greater_than_equal",
-        },
-    )
-    assert "items" not in last.value.model_fields_set
+    assert plain(last.value)["items"] == [
+        {"title": "a", "count": 1, "tags": [], "kind": "a", "note": None}
+    ]
+    assert "items" in last.value.model_fields_set and "items" not in last.missing
+    assert last.errors == (bad_count,)
+    final = stream.finish()
+    assert (final.done, final.complete, final.final) == (True, False, None)
+    assert final.errors == (bad_count,)  # the final validation's verdict, listed once
+    assert plain(final.value)["items"][0]["title"] == "a"
+    raising = ModelStream(Doc, raise_on_error=True)
+    raising.feed(text)
     with pytest.raises(pydantic.ValidationError) as info:
-        stream.finish()
+        raising.finish()
     assert [(e["loc"], e["type"]) for e in info.value.errors()] == [
         (("items", 1, "count"), "greater_than_equal")
     ]
 
 
-def test_truncated_document_raises_json_invalid() -> None:
+def test_a_list_invalid_as_a_whole_is_taken_out() -> None:
+    class Few(BaseModel):
+        names: list[str] = Field(max_length=1)
+
+    *_, last = stream_model(Few, ['{"names": ["a", "b"]}'])
+    assert last.value.names is None and "names" in last.missing
+    assert [e["type"] for e in last.errors] == ["too_long"]
+
+
+def test_a_cut_off_document_ends_not_complete_instead_of_raising() -> None:
+    parts = [p.snapshot() for p in stream_model(Doc, ['{"name": "n", "items": [{"title": "cut'])]
+    last = parts[-1]
+    assert (last.done, last.complete, last.final, last.pending) == (True, False, None, frozenset())
+    assert last.errors == (
+        {
+            "path": [],
+            "message": "Invalid JSON: EOF while parsing: the document was cut off",
+            "type": "json_invalid",
+        },
+    )
+    assert plain(last.value)["items"][0]["title"] == "cut"
+    assert not any(p.done for p in parts[:-1])
+
+
+def test_a_cut_off_document_raises_json_invalid_on_request() -> None:
     parts: list[PartialModel[Doc]] = []
     with pytest.raises(pydantic.ValidationError) as info:
-        for part in stream_model(Doc, ['{"name": "n", "items": [{"title": "cut']):
+        for part in stream_model(
+            Doc, ['{"name": "n", "items": [{"title": "cut'], raise_on_error=True
+        ):
             parts.append(part.snapshot())
     assert info.value.errors(include_url=False) == [
         {
@@ -221,9 +256,27 @@ def test_truncated_document_raises_json_invalid() -> None:
     assert plain(parts[-1].value)["items"][0]["title"] == "cut"
 
 
-def test_malformed_json_raises_json_invalid_from_the_core_error() -> None:
+def test_malformed_json_ends_the_iteration_at_the_chunk_that_broke_it() -> None:
+    read: list[str] = []
+
+    def chunks() -> Iterator[str]:
+        for chunk in ['{"name": "n",', " oops}", ' "never": 1']:
+            read.append(chunk)
+            yield chunk
+
+    parts = list(stream_model(Doc, chunks()))
+    assert read == ['{"name": "n",', " oops}"]  # nothing is read after the error
+    last = parts[-1]
+    assert (last.done, last.complete, last.final) == (True, False, None)
+    (err,) = last.errors
+    assert err["type"] == "json_invalid" and err["path"] == []
+    assert err["message"].startswith("Invalid JSON: ") and "position" in err["message"]
+    assert last.value.name == "n"
+
+
+def test_malformed_json_raises_json_invalid_from_the_core_error_on_request() -> None:
     with pytest.raises(pydantic.ValidationError) as info:
-        list(stream_model(Doc, ['{"name": "n",', " oops}"]))
+        list(stream_model(Doc, ['{"name": "n",', " oops}"], raise_on_error=True))
     (err,) = info.value.errors()
     assert err["type"] == "json_invalid"
     assert isinstance(info.value.__cause__, MalformedJSON)
@@ -241,11 +294,16 @@ def test_model_validators_run_at_the_end() -> None:
                 raise ValueError("lo must not exceed hi")
             return self
 
-    parts = []
+    parts = [p.snapshot() for p in stream_model(Range, ['{"lo": 5,', ' "hi": 1}'])]
+    assert [plain(p.value) for p in parts] == [{"lo": 5, "hi": None}, *[{"lo": 5, "hi": 1}] * 2]
+    assert parts[-1].complete is False and parts[-1].final is None
+    assert [(e["type"], e["message"]) for e in parts[-1].errors] == [
+        ("value_error", "Value error, lo must not exceed hi")
+    ]
     with pytest.raises(pydantic.ValidationError, match="lo must not exceed hi"):
-        for part in stream_model(Range, ['{"lo": 5,', ' "hi": 1}']):
-            parts.append(plain(part.value))
-    assert parts == [{"lo": 5, "hi": None}, {"lo": 5, "hi": 1}]
+        list(stream_model(Range, ['{"lo": 5,', ' "hi": 1}'], raise_on_error=True))
+    *_, good = stream_model(Range, ['{"lo": 1, "hi": 5}'])
+    assert good.complete and good.final == Range(lo=1, hi=5) and good.value is good.final
 
 
 # async -----------------------------------------------------------------------------------------
@@ -313,6 +371,19 @@ def leaves(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, 
             yield from leaves(item, (*path, key))
 
 
+_ADAPTERS: dict[tuple[type[BaseModel], str], pydantic.TypeAdapter[Any]] = {}
+
+
+def _adapter(model: type[BaseModel], name: str) -> pydantic.TypeAdapter[Any]:
+    """The field's validator, built once (building one costs more than a whole example)."""
+    key = (model, name)
+    if key not in _ADAPTERS:
+        annotation = model.model_fields[name].annotation
+        assert annotation is not None
+        _ADAPTERS[key] = pydantic.TypeAdapter(annotation)
+    return _ADAPTERS[key]
+
+
 def check_completed_fields_valid(
     value: Any, pending: frozenset[tuple[Any, ...]], path: tuple[Any, ...] = ()
 ) -> None:
@@ -322,10 +393,7 @@ def check_completed_fields_valid(
         field_path = (*path, name)
         shown = getattr(value, name)
         if field_path not in pending:
-            info = type(value).model_fields[name]
-            assert info.annotation is not None
-            adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(info.annotation)
-            assert adapter.validate_python(shown) == shown
+            assert _adapter(type(value), name).validate_python(shown) == shown
         children = shown if isinstance(shown, list) else [shown]
         for i, child in enumerate(children):
             sub = (*field_path, i) if isinstance(shown, list) else field_path
@@ -351,8 +419,8 @@ def test_every_prefix_keeps_types_completed_fields_valid_and_ends_at_model_valid
         check_completed_fields_valid(part.value, part.pending)
         assert part.errors == ()
         last = part
-    assert last is not None and last.done
-    assert last.value == Doc.model_validate_json(whole)
+    assert last is not None and last.done and last.complete
+    assert last.final == last.value == Doc.model_validate_json(whole)
 
 
 @settings(max_examples=examples(60), deadline=None)
@@ -365,3 +433,32 @@ def test_any_chunking_gives_the_same_final_model(whole: str, sizes: list[int]) -
         pos, i = pos + size, i + 1
     *_, last = stream_model(Doc, chunks)
     assert last.value == Doc.model_validate_json(whole)
+
+
+# typing ------------------------------------------------------------------------------------
+
+
+def test_the_partial_view_does_not_lie_to_mypy(tmp_path: Path) -> None:
+    """``part.value`` is ``Partial[M]`` (fields read as Any: they may be missing), and only
+    ``part.final`` is typed as the model, ``M | None``."""
+    mypy_api = pytest.importorskip("mypy.api")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(
+        "from pydantic import BaseModel\n"
+        "from unspool import stream_model\n"
+        "class Lesson(BaseModel):\n"
+        "    title: str\n"
+        "for part in stream_model(Lesson, ['{}']):\n"
+        "    shown = part.value.title\n"
+        "    lesson: Lesson = part.value\n"
+        "    final: Lesson | None = part.final\n"
+        "    exact: Lesson = part.final\n",
+        encoding="utf-8",
+    )
+    out, _, status = mypy_api.run(
+        ["--strict", "--no-incremental", "--cache-dir", os.devnull, str(snippet)]
+    )
+    assert status == 1
+    errors = [line.split(":")[1] for line in out.splitlines() if ": error:" in line]
+    assert errors == ["7", "9"], out  # the two assignments that would be lies
+    assert 'expression has type "Partial[Lesson]"' in out

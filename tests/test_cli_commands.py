@@ -111,7 +111,7 @@ def test_version() -> None:
             "Invalid value for '--schema': cannot import not_a_module_xyz: "
             "No module named 'not_a_module_xyz'",
         ),
-        (["replay"], "Missing argument 'FILE'."),
+        (["replay"], "give a FILE to replay, or --sample openai|anthropic"),
         (["demo", "--speed", "0"], "Invalid value for '--speed': 0.0 is not in the range x>0."),
     ],
 )
@@ -148,7 +148,8 @@ def test_text_after_the_value_is_exit_1() -> None:
     result = unspool("parse", stdin=b'{"a": "ok"}\n{"b"')
     message = core_error('{"a": "ok"}\n{"b"')
     assert message.endswith(" at position 12")
-    assert_one_line_error(result, 1, f"invalid JSON: {message}")
+    hint = " (text follows the value: --trailing ignore keeps it aside)"
+    assert_one_line_error(result, 1, f"invalid JSON: {message}{hint}")
     # what came before the error in the same chunk is still written
     assert [json.loads(line) for line in result.stdout.decode().splitlines()] == [
         {"type": "value_start", "path": [], "kind": "object"},

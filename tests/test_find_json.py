@@ -174,9 +174,9 @@ def test_bad_arguments() -> None:
 )
 def test_failed_candidates_have_bounded_cost(text: str) -> None:
     # without the bound these take minutes (quadratic); with it, well under a second each
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time: parallel workers and neighbours do not count
     assert find_all_json(text) == []
-    assert time.perf_counter() - started < 10
+    assert time.thread_time() - started < 10
 
 
 # ------------------------------------------------------------------ properties
@@ -219,7 +219,9 @@ def test_a_dirty_value_in_prose_is_found_with_its_exact_span(data: st.DataObject
     pad = data.draw(st.sampled_from([0, 1000, 1010, 1020, 3000]))
     if pad:
         value = [value, "x" * pad]  # long enough to cross the reader's first window
-    writer = Writer(data.draw, frozenset(data.draw(st.sets(st.sampled_from(DEVIATIONS)))))
+    # find_json leaves bare words alone (in prose "[docs]" is not an array of a string)
+    kinds = [d for d in DEVIATIONS if d != "uv"]
+    writer = Writer(data.draw, frozenset(data.draw(st.sets(st.sampled_from(kinds)))))
     value_text = writer.value(value)
     intro = data.draw(st.sampled_from(["", "Here you go: ", "Sure!\n\n", "a: b, c\n"]))
     after = data.draw(st.sampled_from(["", " ", "\n// done\n", " /* } ] */ ", "\n\nThanks!"]))

@@ -3,7 +3,8 @@
 A valid document is generated, then written with deviations injected where the
 clean value stays recoverable (trailing commas, single quotes, unquoted keys,
 comments, Python literals, raw control characters, missing commas, unescaped inner
-quotes), and fed in random chunks.  Between successive feeds the live value only
+quotes, literals in any case, unquoted values, invalid escapes, ellipses, curly
+quotes, leading zeros, missing null values), and fed in random chunks.  Between successive feeds the live value only
 grows (strings at the end, lists append or grow their last item, dicts add keys or
 grow their last one, scalars never change, no type changes); the final value is
 ``json.loads`` of the clean document; the repairs do not depend on the chunking.
@@ -34,7 +35,26 @@ from hypothesis_profiles import examples
 from unspool import UNSET, JsonStream
 from unspool.core.oneshot import loads_with_repairs
 
-DEVIATIONS = ("tc", "sq", "uk", "cm", "pl", "cc", "mc", "iq")
+DEVIATIONS = (
+    "tc",
+    "sq",
+    "uk",
+    "cm",
+    "pl",
+    "cc",
+    "mc",
+    "iq",
+    "lc",
+    "uv",
+    "ie",
+    "el",
+    "cq",
+    "lz",
+    "mv",
+)
+BARE = re.compile(r"[a-z][a-z0-9_ -]*[a-z0-9]\Z|[a-z]\Z")
+NOT_BARE = {"true", "false", "null", "none", "nan", "infinity"}
+SAFE_ESCAPE = set("acdegjkmopqsvwxyz(")
 IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*\Z")
 SETTINGS = settings(
     max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -87,13 +107,18 @@ class Writer:
         return out
 
     def string(self, text: str, *, key: bool) -> str:
+        if not key and BARE.match(text) and text.lower() not in NOT_BARE and self.maybe("uv"):
+            return text
+        plain = not any(c in text for c in '"\\\u201c\u201d') and min(text, default="a") >= " "
+        if plain and self.maybe("cq"):
+            return "\u201c" + text + "\u201d"
         quote = "'" if self.maybe("sq") else '"'
         other = '"' if quote == "'" else "'"
         out = [quote]
         for i, ch in enumerate(text):
             nxt = text[i + 1 : i + 2]
             if ch == "\\":
-                out.append("\\\\")
+                out.append("\\" if nxt in SAFE_ESCAPE and self.maybe("ie") else "\\\\")
             elif ch == quote:
                 inner_ok = not key and nxt.isascii() and nxt.isalnum()
                 out.append(ch if inner_ok and self.maybe("iq") else "\\" + ch)
@@ -110,6 +135,12 @@ class Writer:
         word = json.dumps(value)
         if (isinstance(value, bool) or value is None) and self.maybe("pl"):
             return {"true": "True", "false": "False", "null": "None"}[word]
+        if (isinstance(value, bool) or value is None) and self.maybe("lc"):
+            return self.draw(
+                st.sampled_from([word.upper(), word.title(), word[0] + word[1:].upper()])
+            )
+        if type(value) is int and value >= 0 and self.maybe("lz"):
+            return "00"[: self.draw(st.integers(1, 2))] + word
         return word
 
     def value(self, value: Any) -> str:
@@ -118,27 +149,36 @@ class Writer:
         if isinstance(value, list):
             return self.container("[", "]", [(self.value(v), isinstance(v, str)) for v in value])
         if isinstance(value, dict):
-            members = []
+            members: list[tuple[str, bool | None]] = []
             for k, v in value.items():
                 if IDENT.match(k) and self.maybe("uk"):
                     key_text = k + self.ws()
                 else:
                     key_text = self.string(k, key=True) + self.ws()
+                if v is None and self.maybe("mv"):
+                    members.append((key_text + ":" + self.ws(), None))  # '"k": ,' reads null
+                    continue
                 members.append((key_text + ":" + self.ws() + self.value(v), isinstance(v, str)))
             return self.container("{", "}", members)
         return self.scalar(value)
 
-    def container(self, opener: str, closer: str, items: Sequence[tuple[str, bool]]) -> str:
+    def container(self, opener: str, closer: str, items: Sequence[tuple[str, bool | None]]) -> str:
         """``items``: (text, ends with a string value)."""
         out = [opener, self.ws()]
         for i, (text, ends_in_string) in enumerate(items):
+            if opener == "[" and self.maybe("el"):
+                out.append(self.draw(st.sampled_from(["...", "\u2026"])) + "," + self.ws())
             out.append(text)
             if i + 1 < len(items):
                 before = self.ws()
                 after = self.ws()
                 nxt = (after + items[i + 1][0]).lstrip(" \n")
                 # a missing comma after a string is recoverable only before '"' or a comment
-                drop = self.maybe("mc") and (not ends_in_string or nxt[:1] in ('"', "/"))
+                drop = (
+                    ends_in_string is not None  # a missing value keeps its comma
+                    and self.maybe("mc")
+                    and (not ends_in_string or nxt[:1] in ('"', "/"))
+                )
                 out.append(before + (" " if drop else ",") + after)
             else:
                 out.append(self.ws())

@@ -292,3 +292,27 @@ def test_repair_indent_and_options() -> None:
     assert repair('{"a": [1, 2', allow=Allow.OBJ) == "{}"
     with pytest.raises(MalformedJSON):
         repair("no json here")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (' - {"k": ["a", "b"]}', {"k": ["a", "b"]}),
+        ("* [1, 2]", [1, 2]),
+        ('json\n{"a": 1}', {"a": 1}),
+        ('\u2022 "x"', "x"),
+    ],
+)
+def test_a_bullet_or_label_before_the_value_is_skipped(text: str, value: Any) -> None:
+    assert loads_with_repairs(text) == (value, [])
+
+
+@pytest.mark.parametrize("text", ["- 5", "-x", "Sure, here it is", "12abc", "false$"])
+def test_a_sign_a_word_or_a_glued_token_is_never_a_silent_value(text: str) -> None:
+    with pytest.raises(MalformedJSON):
+        loads(text, lenient=False)
+    if text[0].isdigit():
+        assert loads(text) == text  # lenient: the whole token, as a string, reported
+    elif text != "false$":
+        with pytest.raises(MalformedJSON):
+            loads(text)

@@ -121,7 +121,7 @@ def test_converse_stream(server: ReplayServer, how: str) -> None:
 
 def test_the_event_stream_itself_and_bedrock_stream(server: ReplayServer) -> None:
     response = converse(server, [TOOLS_BODY])
-    assert bedrock_stream(response) is response["stream"]
+    assert bedrock_stream(response).stream is response["stream"]
     assert collect(from_bedrock(response["stream"])) == TOOLS
 
 
@@ -228,9 +228,22 @@ def test_recognise_and_unwrap(server: ReplayServer) -> None:
     from unspool.sources.providers.bedrock import recognise, unwrap
 
     response = converse(server, [TOOLS_BODY])
-    assert unwrap(response) is response["stream"]
+    assert unwrap(response).stream is response["stream"]
     assert unwrap({"stream": 1}) is None and unwrap([1]) is None
     items = list(response["stream"])
     assert all(recognise(item) for item in items)
     assert not recognise({"choices": []}) and not recognise({"type": "message_start"})
     assert not recognise({"messageStart": {}, "x": 1})
+
+
+async def test_an_async_stream_of_events() -> None:
+    from replay import acollect
+
+    async def events() -> Any:
+        for name, members in converse_events([("text", ["Hé"])]):
+            yield {name: members}
+
+    assert await acollect(from_bedrock(events())) == [
+        TextDelta("Hé"),
+        StreamDone("complete", 0, 0, 2),
+    ]

@@ -23,6 +23,7 @@ from replay.expected_faithful import EXPECTED_FAITHFUL as EXPECTED
 from replay.faithful import STREAMS
 from unspool.cli.replay import guess_protocol, load_recording
 from unspool.events import Citation, Event
+from unspool.sources.generate import generate
 from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
 
@@ -89,6 +90,27 @@ def test_sdk_sync(server: ReplayServer, name: str, how: str) -> None:
 async def test_sdk_async(server: ReplayServer, name: str) -> None:
     server.play(Reply(chunkings(load(name))["inside-utf8"]))
     assert await acollect(await acall(server, name)) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+async def test_generate_recognises_each_stream(server: ReplayServer, name: str) -> None:
+    """generate() picks the decoder from the provider table by the SDK's first event."""
+    server.play(Reply([load(name)]))
+    if name.startswith("anthropic"):
+        client = anthropic.AsyncAnthropic(base_url=server.url, api_key="k", max_retries=0)
+        call: Any = lambda: client.messages.create(  # noqa: E731
+            model="m", max_tokens=9, messages=MESSAGES, stream=True
+        )
+    elif name.startswith("openai_responses"):
+        oai = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+        call = lambda: oai.responses.create(model="m", input="?", stream=True)  # noqa: E731
+    elif name.startswith("openai_completions"):
+        oai = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+        call = lambda: oai.completions.create(model="m", prompt="?", stream=True)  # noqa: E731
+    else:
+        oai = openai.AsyncOpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+        call = lambda: oai.chat.completions.create(model="m", messages=MESSAGES, stream=True)  # noqa: E731
+    assert await acollect(generate(call, stream_id="stream")) == EXPECTED[name]
 
 
 @pytest.mark.parametrize("name", BYTE_BY_BYTE)

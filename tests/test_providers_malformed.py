@@ -119,7 +119,7 @@ FIELDS = [
     "item", "output_index", "item_id", "content_index", "summary_index", "annotation",
     "start_index", "end_index", "input", "action", "execution", "response", "error",
     "incomplete_details", "reason", "content_block", "partial_json", "stop_reason",
-    "citation", "chunk",
+    "citation", "chunk", "context",
 ]  # fmt: skip
 OPENAI_TYPES = [
     "chunk", "response.output_text.delta", "response.output_text.annotation.added",
@@ -180,6 +180,7 @@ OPENAI_TEMPLATES: list[dict[str, Any]] = [
     chat({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "t"}]}]}),
     chat({"content": [{"type": "text", "text": "x"}, {"type": "reference", "reference_ids": [1]}]}),
     chat({"tool_calls": [TOOL]}),
+    chat({"context": {"citations": [{"content": "c", "title": "t", "url": "u"}]}}),
     chat({"tool_calls": [{"index": 0, "function": {"arguments": '1}'}}]}, "tool_calls"),
     chat({"function_call": {"name": "g", "arguments": "{}"}}, "length"),
     {"object": "text_completion", "choices": [{"index": 0, "text": "old", "finish_reason": None}]},
@@ -191,6 +192,9 @@ OPENAI_TEMPLATES: list[dict[str, Any]] = [
     item("shell_call", call_id="c", action={"commands": ["ls"]}),
     item("tool_search_call", call_id="c", execution="client", arguments={}),
     item("web_search_call", id="ws"),
+    {"type": "response.output_item.done", "output_index": 3, "item": {"type": "message", "content": [{"type": "output_text", "text": "t", "annotations": [{"type": "url_citation", "start_index": 0}]}, {"type": "refusal", "refusal": "r"}]}},
+    {"type": "response.output_item.done", "output_index": 4, "item": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "s"}]}},
+    chat({"annotations": [{"type": "url_citation", "url_citation": {"url": "u", "start_index": 0}}]}),
     {"type": "response.output_item.done", "output_index": 0, "item": {"type": "apply_patch_call", "call_id": "c", "operation": {"type": "delete_file", "path": "a"}}},
     {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"a": 1}'},
     {"type": "response.function_call_arguments.done", "output_index": 0, "arguments": '{"a": 1}'},

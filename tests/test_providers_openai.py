@@ -21,6 +21,7 @@ from unspool.events import (
     ActionComplete,
     ActionInvalid,
     ActionStarted,
+    Citation,
     Diagnostic,
     Event,
     ReasoningDelta,
@@ -289,3 +290,81 @@ def test_decoder_bad_sse_data_is_reported() -> None:
         "bad_event",
         "{oops",
     )
+
+
+def test_decoder_azure_on_your_data_citations() -> None:
+    doc = {"content": "Tents sleep two.", "title": "Tents", "url": None, "filepath": "tents.md"}
+    context = {"citations": [doc], "intent": '["tents"]'}
+    events = collect(
+        from_openai(
+            [
+                chunk({"role": "assistant", "context": context}),
+                chunk({"content": "Two [doc1]."}, "stop"),
+            ],
+            stream_id="s",
+        )
+    )
+    assert events == [
+        Citation(
+            "azure_citation",
+            url="tents.md",
+            title="Tents",
+            cited_text="Tents sleep two.",
+            raw={**doc, "number": 1},
+        ),
+        TextDelta("Two [doc1]."),
+        StreamDone("complete", 0, 0, 11),
+    ]
+
+
+def test_decoder_chat_url_citation_annotations() -> None:
+    note = {
+        "type": "url_citation",
+        "url_citation": {"url": "https://e.org", "title": "E", "start_index": 3, "end_index": 8},
+    }
+    items = [chunk({"content": "It's [E.org]."}), chunk({"annotations": [note]}, "stop")]
+    assert collect(from_openai(items, stream_id="s")) == [
+        TextDelta("It's [E.org]."),
+        Citation("url_citation", "https://e.org", "E", start=3, end=8, raw=note),
+        StreamDone("complete", 0, 0, 13),
+    ]
+
+
+def test_decoder_responses_items_that_arrive_whole_when_done() -> None:
+    """A server that sends no deltas: the done items' text, refusal, annotations and
+    reasoning summary parts are read like deltas would be."""
+    note = {"type": "url_citation", "url": "u", "title": "T", "start_index": 0, "end_index": 2}
+    reasoning = {
+        "type": "reasoning",
+        "id": "rs",
+        "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}],
+    }
+    message = {
+        "type": "message",
+        "id": "m",
+        "content": [
+            {"type": "output_text", "text": "Hé there", "annotations": [note]},
+            {"type": "refusal", "refusal": "no more"},
+        ],
+    }
+    events = collect(
+        from_openai(
+            [
+                {"type": "response.output_text.delta", "output_index": 0, "delta": "x"},
+                {"type": "response.output_item.done", "output_index": 1, "item": reasoning},
+                {"type": "response.output_item.done", "output_index": 2, "item": message},
+                {"type": "response.completed", "response": {}},
+            ],
+            stream_id="s",
+        )
+    )
+    assert events == [
+        TextDelta("x"),
+        ReasoningDelta("a"),
+        ReasoningDelta("\n\n"),
+        ReasoningDelta("b"),
+        TextDelta("Hé there"),
+        Citation("url_citation", "u", "T", start=1, end=3, raw=note),
+        RefusalDelta("no more"),
+        StreamDone("complete", 0, 0, 9),
+    ]

@@ -60,7 +60,7 @@ def test_recognise_never_raises_and_says_no_to_strangers(item: object) -> None:
 
 def test_the_cli_offers_every_raw_body_row() -> None:
     assert set(table.CLI_NAMES) <= set(PROTOCOLS)
-    assert table.CLI_NAMES == ("openai-sse", "anthropic-sse", "gemini-sse", "ollama-ndjson")
+    assert {"openai-sse", "anthropic-sse"} <= set(table.CLI_NAMES)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -182,3 +182,25 @@ async def test_generate_defaults_to_a_fresh_stream_id() -> None:
     first = started_ids(await acollect(generate(chunks)))
     second = started_ids(await acollect(generate(chunks)))
     assert ID.fullmatch(first[0]) and first[0] != second[0]
+
+
+def test_sse_helpers_default_to_a_fresh_stream_id() -> None:
+    from unspool.sources.sse import stream_sse
+
+    body = [b'data: <action name="a">{}</action>\n\n']
+    first = started_ids(collect(stream_sse(body, "tags")))
+    second = started_ids(collect(stream_sse(body, "tags")))
+    assert ID.fullmatch(first[0]) and first[0] != second[0]
+
+
+async def test_an_error_before_any_provider_event_keeps_its_message() -> None:
+    """An error first (an overloaded API) is read by the fallback row, nested or flat."""
+    nested = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    flat = {"type": "error", "code": "server_error", "message": "boom"}
+    for item, expected in (
+        (nested, ("Overloaded", "overloaded_error")),
+        (flat, ("boom", "server_error")),
+    ):
+        events = await acollect(generate([item], stream_id="s"))
+        assert (events[0].message, events[0].error_type) == expected  # type: ignore[union-attr]
+        assert events[-1] == StreamDone("error", 0, 0, 0)

@@ -22,11 +22,12 @@ from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.plain import PlainTextParser, Utf8Decoder
 from unspool.protocols.tags import TagParser
 from unspool.protocols.toolcalls import ToolCallAssembler
+from unspool.protocols.utf8 import INVALID_UTF8
 from unspool.sources.iterables import astream, stream
 
 TEXT = "naïve café — 日本語 🎉 ok"
 DATA = TEXT.encode()
-BAD = "invalid or incomplete UTF-8 replaced with U+FFFD"
+BAD = INVALID_UTF8
 
 
 def joined(events: list) -> list:
@@ -80,7 +81,11 @@ def test_plain_one_byte_per_chunk() -> None:
 def test_plain_invalid_bytes_are_replaced_and_reported() -> None:
     parser = PlainTextParser(stream_id="stream")
     assert parser.feed("ab") == [TextDelta("ab")]
-    assert parser.feed(b"c\xffd") == [Diagnostic("invalid_utf8", BAD, 3), TextDelta("c\ufffdd")]
+    assert parser.feed(b"c\xffd") == [
+        TextDelta("c"),
+        Diagnostic("invalid_utf8", BAD, 3),
+        TextDelta("\ufffdd"),
+    ]
 
 
 def test_plain_incomplete_character_at_the_end() -> None:
@@ -96,19 +101,16 @@ def test_plain_incomplete_character_at_the_end() -> None:
 def test_plain_str_after_a_split_character() -> None:
     parser = PlainTextParser(stream_id="stream")
     assert parser.feed(b"\xe6") == []
-    assert parser.feed("x") == [
-        Diagnostic("invalid_utf8", BAD, 0),
-        TextDelta("\ufffd"),
-        TextDelta("x"),
-    ]
+    assert parser.feed("x") == [Diagnostic("invalid_utf8", BAD, 0), TextDelta("\ufffdx")]
 
 
 def test_utf8_decoder_holds_a_split_character() -> None:
     decoder = Utf8Decoder()
-    assert decoder.decode("🎉".encode()[:3]) == ("", None)
+    assert decoder.feed("🎉".encode()[:3]) == []
     assert decoder.pending == b"\xf0\x9f\x8e"
-    assert decoder.decode(b"\x89!") == ("🎉!", None)
-    assert decoder.decode(b"\xc3(", final=True) == ("\ufffd(", 0)
+    assert decoder.feed(b"\x89!") == ["🎉!"]
+    assert decoder.feed(b"\xc3(") == [Diagnostic("invalid_utf8", BAD, 2), "\ufffd("]
+    assert decoder.chars == 4
 
 
 def test_stream_bytes_split_at_every_index() -> None:

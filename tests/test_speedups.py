@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
+from hypothesis_profiles import examples
 from unspool import UNSET, JsonStream, MalformedJSON
 from unspool.core import machines
 
@@ -42,10 +43,11 @@ if not machines.AVAILABLE:
     )
 
 DIFF = settings(
-    max_examples=int(os.environ.get("UNSPOOL_DIFF_EXAMPLES", "400")),
+    max_examples=int(os.environ.get("UNSPOOL_DIFF_EXAMPLES", "0")) or examples(400),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+"""The differential budget: the profile's (400 in CI), or ``$UNSPOOL_DIFF_EXAMPLES``."""
 
 
 def make(machine: str, **options: Any) -> JsonStream:
@@ -201,7 +203,7 @@ def test_latin1_text_continues_a_string_of_ascii() -> None:
     assert make("c").feed("".join(chunks)) == ["straße", "soße", "ééxyz", "\u0100ab"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(doc=st.one_of(json_docs(unique_keys=False), NARROW_DOCS), size=st.integers(1, 9))
 def test_both_machines_agree_on_every_small_chunking(doc: str, size: int) -> None:
     """Fixed-size chunks of a valid document, events on: identical step by step."""
@@ -270,6 +272,22 @@ LEAK_DOC = (
 )
 
 
+BROKEN: list[tuple[Any, dict[str, Any]]] = [
+    ('{"a": [1, "x\\q', {}),
+    ("[1, 2, 01]", {}),
+    ('{"k": "' + "y" * 40 + '"}', {"max_token_chars": 10}),
+    ('{"k' + "y" * 40 + '": 1}', {"max_token_chars": 10}),
+    ("[[[[1]]]]", {"max_depth": 2}),
+    ("[" + "7" * 50 + "]", {"max_int_digits": 10}),
+    ('{"a": "b"} x', {}),
+    ('{"a": "\\ud83d\\x"}', {}),
+    (b'{"a": "\xc3\x28"}', {}),
+    ('["abc", "def", "ghi"]', {"max_document_chars": 8}),
+    ('["abc" "def"]', {}),
+]
+"""Inputs that fail in different places (each error path must release what it held)."""
+
+
 def _cycle(machine: str, options: dict[str, Any]) -> None:
     parser = make(machine, **options)
     for k in range(0, len(LEAK_DOC), 7):
@@ -277,9 +295,12 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
     parser.finish()
     if options.get("events"):
         parser.take_events()
-    bad = make(machine, **options)
-    with contextlib.suppress(MalformedJSON):
-        bad.feed('{"a": [1, "x\\q')
+    for text, limits in BROKEN:
+        bad = make(machine, **options, **limits)
+        with contextlib.suppress(MalformedJSON):
+            for k in range(0, len(text), 3):
+                bad.feed(text[k : k + 3])
+            bad.finish()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):

@@ -21,6 +21,7 @@ from unspool.protocols.tag_formats import (
 )
 from unspool.protocols.tag_markdown import CodeTracker
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
+from unspool.protocols.utf8 import INVALID_UTF8
 
 # ---------------------------------------------------------------------- tool_call format
 
@@ -178,7 +179,7 @@ def test_invalid_utf8_is_replaced_and_reported_at_its_place() -> None:
     data = b'ok \xff<action name="s">{}</action>'
     expected: list[Event] = [
         T("ok "),
-        Diagnostic("invalid_utf8", "invalid or incomplete UTF-8 replaced with U+FFFD", 3),
+        Diagnostic("invalid_utf8", INVALID_UTF8, 3),
         T("\ufffd"),
         S(0, "s"),
         C(0, "s", {}),
@@ -190,7 +191,7 @@ def test_invalid_utf8_is_replaced_and_reported_at_its_place() -> None:
 
 
 def test_incomplete_utf8_at_eof_and_str_after_bytes() -> None:
-    note = Diagnostic("invalid_utf8", "invalid or incomplete UTF-8 replaced with U+FFFD", 3)
+    note = Diagnostic("invalid_utf8", INVALID_UTF8, 3)
     assert merge_events(run_chunks(TagParser(stream_id="stream"), [b"hi \xe4\xbd"])) == [
         T("hi "),
         note,
@@ -201,7 +202,7 @@ def test_incomplete_utf8_at_eof_and_str_after_bytes() -> None:
     mixed = [*parser.feed(b"hi \xe4"), *parser.feed("x"), *parser.finish()]
     assert merge_events(mixed) == [
         T("hi "),
-        note,
+        Diagnostic("invalid_utf8", INVALID_UTF8, 3),
         T("\ufffdx"),
         D(chars=5),
     ]

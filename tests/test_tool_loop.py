@@ -422,3 +422,38 @@ def test_max_turns_must_be_positive() -> None:
             dispatcher=Dispatcher(ActionRegistry()),
             max_turns=0,
         )
+
+
+STALLED = {
+    "gemini": gemini_sse([chunk(gemini_text("Hel"))]),
+    "ollama": ndjson([line("Hel")]),
+    "bedrock": event_stream(converse_events([("text", ["Hel"])])[:2]),
+}
+
+
+@pytest.mark.parametrize("name", list(STALLED))
+async def test_abort_closes_each_new_sdk_stream(server: ReplayServer, name: str) -> None:
+    """An abort while the next chunk is awaited closes the SDK's stream (async, or boto3's
+    in its thread): the server sees the client go away, and the turn ends aborted."""
+    case = CASES[name]
+    registry = make_registry([])
+    server.disconnected.clear()
+    content_type = case.first.content_type
+    server.play(Reply([STALLED[name]], content_type=content_type, end="stall"))
+    abort = asyncio.Event()
+    loop = run_turns(
+        case.call(server, registry),
+        case.messages,
+        provider=name,
+        dispatcher=Dispatcher(registry),
+        abort=abort,
+        stream_id="ab",
+    )
+    events: list[Event] = []
+    async for event in loop:
+        events.append(event)
+        if isinstance(event, TextDelta):
+            asyncio.get_running_loop().call_later(0.1, abort.set)
+    assert events == [TextDelta("Hel"), StreamDone("aborted", 0, 0, 3)]
+    assert loop.stopped == "aborted"
+    assert await asyncio.to_thread(server.disconnected.wait, 5)

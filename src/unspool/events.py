@@ -100,7 +100,8 @@ class ReasoningDelta(_Event):
 @dataclass(frozen=True, slots=True)
 class RefusalDelta(_Event):
     """Text of the model's refusal (OpenAI ``refusal``, Anthropic ``stop_reason="refusal"``),
-    streamed in order like :class:`TextDelta` so a UI can show it as it arrives."""
+    streamed in order like :class:`TextDelta` so a UI can show it as it arrives.  Anthropic
+    sends no refusal text: one ``RefusalDelta("")`` marks where the model refused."""
 
     text: str
     type: ClassVar[str] = "refusal_delta"
@@ -112,7 +113,8 @@ class Citation(_Event):
 
     ``kind`` is the provider's name for it (``"url_citation"``, ``"char_location"``...).
     ``start`` / ``end`` are character offsets into the reply's text (the joined
-    :class:`TextDelta` texts) that it annotates, when the provider says; ``cited_text``
+    :class:`TextDelta` texts; with a text protocol other than plain, the text the provider
+    sent) that it annotates, when the provider says; ``cited_text``
     is the quoted passage, when given; ``raw`` keeps the provider's whole record.
     """
 

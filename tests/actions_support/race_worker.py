@@ -36,7 +36,7 @@ def main() -> None:
     events = action_stream(
         [("work", {"n": n}) for n in range(ACTIONS)], stream_id="race", registry=registry
     )
-    ledger = open_ledger(json.loads(where), lease=1.0)
+    ledger = open_ledger(json.loads(where), lease=5.0)  # no worker dies here
     dispatcher = Dispatcher(registry, ledger)
     ledger.get("warm-up")  # connect (and create the table) before the start
     print("READY", flush=True)

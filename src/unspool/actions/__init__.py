@@ -22,7 +22,13 @@ from unspool.actions import ledgers
 from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
-from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
+from unspool.actions.partial_model import (
+    ModelStream,
+    Partial,
+    PartialModel,
+    astream_model,
+    stream_model,
+)
 from unspool.actions.registry import ActionRegistry, ActionSpec
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
@@ -45,6 +51,7 @@ __all__ = [
     "LedgerError",
     "MemoryLedger",
     "ModelStream",
+    "Partial",
     "PartialModel",
     "PostgresLedger",
     "Record",

@@ -5,7 +5,7 @@
 
     for part in stream_model(Lesson, chunks):
         render(part.value.title, part.value.steps, part.pending)
-    lesson = part.value            # the last one: part.done, fully validated
+    lesson = part.final            # the last one: a Lesson, or None (see part.errors)
 
 Built on the core parser's path events (each character is scanned once; the
 accumulated text is never parsed again). While the document forms:
@@ -26,10 +26,17 @@ accumulated text is never parsed again). While the document forms:
   as the final ``ValidationError`` would give;
 * ``pending`` holds the paths of the values that started and have not completed
   yet, as Python positions in ``value`` (field names, indices of the lists shown);
-* the last item has ``done=True`` and ``value`` is
-  ``Model.model_validate(document)``, with the model's own validators; a
-  document that is invalid, malformed or cut off raises ``pydantic.ValidationError``
-  (``json_invalid`` for malformed or truncated JSON), as ``model_validate_json`` would.
+* a list or dict that closes holding an invalid item keeps its valid items (the
+  invalid one was taken out when it completed); a list or dict invalid as a whole
+  (too short, say) is taken out like any other value;
+* the last item has ``done=True``. When the document closed and validates,
+  ``complete`` is True and ``final`` (and ``value``) is ``Model.model_validate(document)``,
+  with the model's own validators. When it is cut off, malformed or invalid, the
+  iteration does not raise: the last item has ``complete=False``, ``final=None``, the
+  partial ``value`` as it stood, and ``errors`` ending with why (``json_invalid`` for
+  malformed or truncated JSON, as ``model_validate_json`` says it, or the final
+  validation's errors). Malformed JSON ends the iteration at the chunk that broke it.
+  ``raise_on_error=True`` raises ``pydantic.ValidationError`` instead.
 
 Field checks during the stream use the field's annotation and constraints
 (``Field(...)``, ``Annotated`` validators); ``@field_validator`` and
@@ -42,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 import pydantic
 
@@ -52,29 +59,66 @@ from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.core.path_events import Path, PathEvent, StringDelta, ValueEnd, ValueStart
 
-__all__ = ["ModelStream", "PartialModel", "astream_model", "stream_model"]
+__all__ = ["ModelStream", "Partial", "PartialModel", "astream_model", "stream_model"]
 
 M = TypeVar("M", bound=pydantic.BaseModel)
+M_co = TypeVar("M_co", bound=pydantic.BaseModel, covariant=True)
+
+
+class Partial(Protocol[M_co]):
+    """The static type of :attr:`PartialModel.value`: the model ``M_co`` while its JSON
+    forms.  Any field may still be missing (its default, or ``None`` when it has none)
+    or partial (a string growing, a list appending, a nested model filling in), so a
+    type checker reads every field as ``Any`` rather than its declared type; the
+    validated model, typed exactly, is :attr:`PartialModel.final`.  At run time the
+    value is an instance of the model built with ``model_construct``."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A field as shown so far."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
 class PartialModel(Generic[M]):
-    """One state of a model while its JSON streams (see the module docs)."""
+    """One state of a model while its JSON streams (see the module docs).
 
-    value: M
+    * ``value``: the model filling in (live: it keeps changing after it was yielded;
+      :meth:`snapshot` keeps one state). Fields not arrived hold their default or
+      ``None`` and are absent from ``value.model_fields_set``.
+    * ``pending``: paths (Python positions in ``value``) of the values that started and
+      have not completed.
+    * ``errors``: every validation error so far, each once, as ``{"path", "message",
+      "type"}`` with the path in the JSON document; on a last state that is not
+      complete, they end with why the document failed.
+    * ``done``: this is the last state of the stream.
+    * ``complete``: the document closed and validated against the model.
+    * ``final``: the validated model when ``complete``, else ``None``.
+    """
+
+    value: Partial[M]
     pending: frozenset[Path]
     errors: tuple[ErrorDict, ...] = ()
     done: bool = False
+    complete: bool = False
+    final: M | None = None
 
     @property
     def missing(self) -> frozenset[str]:
         """Top-level fields that have not started to arrive."""
-        started = self.value.model_fields_set | {p[0] for p in self.pending if p}
-        return frozenset(n for n in type(self.value).model_fields if n not in started)
+        value = cast(pydantic.BaseModel, self.value)
+        started = value.model_fields_set | {p[0] for p in self.pending if p}
+        return frozenset(n for n in type(value).model_fields if n not in started)
 
     def snapshot(self) -> PartialModel[M]:
         """A copy whose ``value`` no longer changes as the stream goes on."""
-        return PartialModel(self.value.model_copy(deep=True), self.pending, self.errors, self.done)
+        return PartialModel(
+            self.value.model_copy(deep=True),
+            self.pending,
+            self.errors,
+            self.done,
+            self.complete,
+            self.final,
+        )
 
 
 class _Node:
@@ -105,7 +149,9 @@ class ModelStream(Generic[M]):
     """The sans-I/O engine of :func:`stream_model`: ``feed(chunk)`` returns a new
     :class:`PartialModel` (or ``None`` when the chunk changed nothing shown),
     ``finish()`` the validated one. ``lenient``, ``skip_preamble`` and ``trailing``
-    are passed to :class:`~unspool.core.jsonstream.JsonStream`."""
+    are passed to :class:`~unspool.core.jsonstream.JsonStream`; ``raise_on_error``
+    raises ``pydantic.ValidationError`` for a malformed, cut-off or invalid document
+    instead of ending with a state that is not complete."""
 
     def __init__(
         self,
@@ -114,8 +160,12 @@ class ModelStream(Generic[M]):
         lenient: bool = False,
         skip_preamble: bool = False,
         trailing: str | None = None,
+        raise_on_error: bool = False,
     ) -> None:
         self.model = model
+        self.raise_on_error = raise_on_error
+        self.failed = False
+        """Malformed JSON was met: later chunks are not read."""
         self._parser = JsonStream(
             events=True, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing
         )
@@ -128,6 +178,7 @@ class ModelStream(Generic[M]):
         self._errors: list[ErrorDict] = []
         self._error_keys: set[tuple[str, ...]] = set()
         self._final: PartialModel[M] | None = None
+        self._failure: tuple[ErrorDict, ...] = ()
 
     @property
     def partial(self) -> PartialModel[M]:
@@ -144,31 +195,58 @@ class ModelStream(Generic[M]):
         if self._skip_at is not None:
             parent, _, place = self._skip_at
             pending.add((*parent.path, place))
-        return PartialModel(self._value, frozenset(pending), tuple(self._errors))
+        return PartialModel(cast(Partial[M], self._value), frozenset(pending), tuple(self._errors))
 
     def feed(self, chunk: str | bytes) -> PartialModel[M] | None:
-        """Feed a chunk; the new state, or ``None`` if nothing shown changed.
-        Raises ``pydantic.ValidationError`` (``json_invalid``) on malformed JSON."""
+        """Feed a chunk; the new state, or ``None`` if nothing shown changed.  Malformed
+        JSON sets :attr:`failed` (the chunks after it are ignored) and lists the error,
+        or raises ``pydantic.ValidationError`` (``json_invalid``) with ``raise_on_error``."""
+        if self.failed:
+            return None
         try:
             events = self._parser.feed_events(chunk)
         except MalformedJSON as exc:
             self._apply(self._parser.take_events())
-            raise _json_invalid(self.model, str(exc)) from exc
+            failure = _json_invalid(self.model, str(exc))
+            if self.raise_on_error:
+                raise failure from exc
+            self.failed = True
+            self._failure = pydantic_errors(failure)
+            return self.partial
         return self.partial if self._apply(events) else None
 
     def finish(self) -> PartialModel[M]:
-        """End the stream: the validated model (``done=True``), or
-        ``pydantic.ValidationError``. Idempotent."""
+        """End the stream (idempotent): the last state, ``done=True``; ``complete`` and
+        ``final`` when the document validates, else ``errors`` end with why (or
+        ``pydantic.ValidationError`` with ``raise_on_error``)."""
         if self._final is not None:
             return self._final
-        try:
-            self._apply(self._parser.finish_events())
-        except MalformedJSON as exc:
-            raise _json_invalid(self.model, str(exc)) from exc
-        if not self._parser.complete:
-            raise _json_invalid(self.model, "EOF while parsing: the document was cut off")
-        value = self.model.model_validate(self._parser.value)
-        self._final = PartialModel(value, frozenset(), tuple(self._errors), True)
+        if not self.failed:
+            try:
+                self._apply(self._parser.finish_events())
+                if not self._parser.complete:
+                    message = "EOF while parsing: the document was cut off"
+                    raise _json_invalid(self.model, message)
+                value = self.model.model_validate(self._parser.value)
+            except (MalformedJSON, pydantic.ValidationError) as exc:
+                failure = (
+                    _json_invalid(self.model, str(exc)) if isinstance(exc, MalformedJSON) else exc
+                )
+                if self.raise_on_error:
+                    raise failure from exc if isinstance(exc, MalformedJSON) else None
+                self._failure = pydantic_errors(failure)
+            else:
+                shown = cast(Partial[M], value)
+                self._final = PartialModel(
+                    shown, frozenset(), tuple(self._errors), True, True, value
+                )
+                return self._final
+        errors = [*self._errors]
+        for err in self._failure:  # the final verdict, without repeating a listed error
+            key = (repr(err["path"]), err["type"], err["message"])
+            if key not in self._error_keys:
+                errors.append(err)
+        self._final = PartialModel(self.partial.value, frozenset(), tuple(errors), True)
         return self._final
 
     # events ---------------------------------------------------------------------------
@@ -242,12 +320,21 @@ class ModelStream(Generic[M]):
         node = self._open.pop(path)
         self._growing.pop(id(node), None)
         if node.parent is not None:
-            self._settle(node.parent, node.slot, node.place, path, value)
+            shown = node.holder if node.slot.kind in ("list", "dict") else None
+            self._settle(node.parent, node.slot, node.place, path, value, shown)
 
     def _settle(
-        self, parent: _Node, slot: Slot, place: str | int, json_path: Path, value: Any
+        self,
+        parent: _Node,
+        slot: Slot,
+        place: str | int,
+        json_path: Path,
+        value: Any,
+        shown: Any = None,
     ) -> None:
-        """Validate a completed value and show it, or take it out and report why."""
+        """Validate a completed value and show it, or take it out and report why.  A
+        list or dict (``shown``: its valid items, each checked when it completed) that
+        fails only for an item already taken out keeps its valid items."""
         try:
             checked = slot.validate(value)
         except pydantic.ValidationError as exc:
@@ -257,6 +344,14 @@ class ModelStream(Generic[M]):
                 if key not in self._error_keys:  # an ancestor fails for the same reason
                     self._error_keys.add(key)
                     self._errors.append(located)
+            if shown is not None:
+                try:
+                    checked = slot.validate(shown)
+                except pydantic.ValidationError:
+                    pass  # invalid as a whole (too short, say): taken out below
+                else:
+                    _attach(parent, place, checked)
+                    return
             _detach(parent, place)
             return
         _attach(parent, place, checked)
@@ -336,15 +431,26 @@ def stream_model(
     lenient: bool = False,
     skip_preamble: bool = False,
     trailing: str | None = None,
+    raise_on_error: bool = False,
 ) -> Iterator[PartialModel[M]]:
-    """Yield a :class:`PartialModel` of ``model`` after each chunk that changed it,
-    and last the validated one (``done=True``); raises ``pydantic.ValidationError``
-    for an invalid, malformed or truncated document."""
-    stream = ModelStream(model, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing)
+    """Yield a :class:`PartialModel` of ``model`` after each chunk that changed it, and
+    last one with ``done=True``: ``complete`` with the validated ``final`` model, or not
+    complete with ``errors`` saying why (malformed JSON stops reading ``chunks``).
+    ``raise_on_error=True`` raises ``pydantic.ValidationError`` for an invalid,
+    malformed or truncated document instead."""
+    stream = ModelStream(
+        model,
+        lenient=lenient,
+        skip_preamble=skip_preamble,
+        trailing=trailing,
+        raise_on_error=raise_on_error,
+    )
     for chunk in chunks:
         part = stream.feed(chunk)
         if part is not None:
             yield part
+        if stream.failed:
+            break
     yield stream.finish()
 
 
@@ -355,17 +461,28 @@ async def astream_model(
     lenient: bool = False,
     skip_preamble: bool = False,
     trailing: str | None = None,
+    raise_on_error: bool = False,
 ) -> AsyncIterator[PartialModel[M]]:
     """Async :func:`stream_model`: ``chunks`` may be an async or a sync iterable."""
-    stream = ModelStream(model, lenient=lenient, skip_preamble=skip_preamble, trailing=trailing)
+    stream = ModelStream(
+        model,
+        lenient=lenient,
+        skip_preamble=skip_preamble,
+        trailing=trailing,
+        raise_on_error=raise_on_error,
+    )
     if isinstance(chunks, AsyncIterable):
         async for chunk in chunks:
             part = stream.feed(chunk)
             if part is not None:
                 yield part
+            if stream.failed:
+                break
     else:
         for chunk in chunks:
             part = stream.feed(chunk)
             if part is not None:
                 yield part
+            if stream.failed:
+                break
     yield stream.finish()

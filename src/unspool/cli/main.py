@@ -47,7 +47,7 @@ def cli() -> None:
       unspool demo                              # a recorded session, live
       printf '{"a": [1, 2' | unspool parse      # JSON path events, one per line
       unspool repair reply.txt --explain        # valid JSON out, repairs on stderr
-      unspool replay capture.sse -p openai-sse  # a recorded provider stream
+      unspool replay --sample openai            # a recorded provider stream
 
     Exit status: 0 ok, 1 invalid input (message on stderr), 2 usage error.
     """

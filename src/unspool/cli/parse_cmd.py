@@ -9,6 +9,7 @@ from unspool.cli.live_view import open_view
 from unspool.cli.parsers import PROTOCOLS, TEXT_PROTOCOLS, make_stream_parser
 from unspool.cli.run import feed_stream
 from unspool.cli.schema import validators_for
+from unspool.cli.sniff import CheckedParser
 
 __all__ = ["parse_command"]
 
@@ -37,6 +38,14 @@ FILE_ARGUMENT = click.Path(exists=True, dir_okay=False, allow_dash=True)
     "--lenient", is_flag=True, help="Repair what models get wrong, reporting each repair."
 )
 @click.option(
+    "--trailing",
+    type=click.Choice(["error", "ignore"]),
+    default="error",
+    show_default=True,
+    help="For --protocol json: text after the value is an error, or is ignored "
+    "(written as skipped records).",
+)
+@click.option(
     "--schema",
     metavar="FILE|MODULE:NAME",
     help="Validate: a JSON Schema file (json), or a {name: schema} / tools-list file or an "
@@ -55,6 +64,7 @@ def parse_command(
     protocol: str,
     text_protocol: str,
     lenient: bool,
+    trailing: str,
     schema: str | None,
     pretty: bool,
     stream_id: str,
@@ -74,21 +84,34 @@ def parse_command(
       printf 'Hi <action name="wave">{}</action>' | unspool parse -p tags
       curl -sN ... | unspool parse -p openai-sse --pretty
 
+    When the input does not look like the protocol (an SSE body read as text,
+    plain text read as SSE, action tags read as interleaved), every event is
+    still written, then the command fails naming the protocol that fits.
+
     Exit status: 0 ok, 1 invalid input (message on stderr), 2 usage error.
     """
     registry, check = validators_for(schema, protocol)
-    parser = make_stream_parser(
+    if trailing != "error" and protocol != "json":
+        raise click.UsageError("--trailing is for --protocol json")
+    parser = CheckedParser(
+        make_stream_parser(
+            protocol,
+            lenient=lenient,
+            registry=registry,
+            check=check,
+            stream_id=stream_id,
+            text_protocol=text_protocol,
+            trailing=trailing,
+        ),
         protocol,
         lenient=lenient,
-        registry=registry,
-        check=check,
-        stream_id=stream_id,
-        text_protocol=text_protocol,
     )
     with open_view("auto" if pretty else "jsonl") as view:
         if pretty:
             view.start_session(None if file == "-" else file, protocol)
         problems = feed_stream(read_chunks(file, view.idle), parser, view)
         view.close()
+    if parser.problem is not None:
+        raise InputError(parser.problem)
     if problems:
         raise InputError(problems[0])

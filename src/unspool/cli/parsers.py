@@ -61,13 +61,24 @@ class JsonParser:
     """``--protocol json``: the core's path events for one JSON value.
 
     ``lenient`` turns on the core's repairs, skips a preamble (prose, a fence,
-    ``<think>``) and ignores trailing text, each reported as a record.
+    ``<think>``) and ignores text after the value (a closing fence, a last remark);
+    ``trailing="ignore"`` ignores that text without the rest.  Each repair, skipped
+    preamble and ignored tail is reported as a record.
     """
 
     def __init__(
-        self, *, lenient: bool = False, check: Callable[[Any], SchemaCheck] | None = None
+        self,
+        *,
+        lenient: bool = False,
+        check: Callable[[Any], SchemaCheck] | None = None,
+        trailing: str = "error",
     ) -> None:
-        self._stream = JsonStream(events=True, lenient=lenient, skip_preamble=lenient)
+        self._stream = JsonStream(
+            events=True,
+            lenient=lenient,
+            skip_preamble=lenient,
+            trailing="ignore" if lenient else trailing,
+        )
         self._check = check
 
     def feed(self, chunk: str) -> list[Record]:
@@ -112,13 +123,15 @@ def make_stream_parser(
     check: Callable[[Any], SchemaCheck] | None = None,
     stream_id: str | None = None,
     text_protocol: str = "plain",
+    trailing: str = "error",
 ) -> StreamParser:
     """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`); without ``stream_id``
-    its action ids are fresh (:func:`~unspool.events.new_stream_id`)."""
+    its action ids are fresh (:func:`~unspool.events.new_stream_id`). ``trailing`` is
+    the core's option, for ``json``."""
     if stream_id is None:
         stream_id = new_stream_id()
     if protocol == "json":
-        return JsonParser(lenient=lenient, check=check)
+        return JsonParser(lenient=lenient, check=check, trailing=trailing)
     if protocol == "interleaved":
         from unspool.protocols.interleaved import InterleavedParser
 

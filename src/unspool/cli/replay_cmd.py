@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import click
@@ -29,8 +30,26 @@ def pacing_from_options(speed: float | None, delay: float | None, no_delay: bool
     return Pacing(speed=1.0 if speed is None else speed, delay=delay, no_delay=no_delay)
 
 
+SAMPLES = {"openai": "sample_openai.sse", "anthropic": "sample_anthropic.sse"}
+"""The captures bundled with unspool (``--sample``): a reply's text and two tool calls."""
+
+
+def sample_text(name: str) -> str:
+    """The bundled capture ``name`` (a key of :data:`SAMPLES`)."""
+    folder = resources.files("unspool.cli").joinpath("data")
+    return folder.joinpath(SAMPLES[name]).read_text(encoding="utf-8")
+
+
 @click.command("replay")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument(
+    "file", required=False, type=click.Path(exists=True, dir_okay=False, allow_dash=True)
+)
+@click.option(
+    "--sample",
+    type=click.Choice(sorted(SAMPLES)),
+    default=None,
+    help="Replay a provider capture bundled with unspool instead of FILE.",
+)
 @click.option(
     "--format",
     "fmt",
@@ -78,7 +97,8 @@ def pacing_from_options(speed: float | None, delay: float | None, no_delay: bool
 @click.option("--plain", is_flag=True, help="Plain lines even on a terminal.")
 @click.option("--jsonl", is_flag=True, help="Write the events as JSON lines instead.")
 def replay_command(
-    file: str,
+    file: str | None,
+    sample: str | None,
     fmt: str,
     protocol: str | None,
     text_protocol: str,
@@ -103,6 +123,7 @@ def replay_command(
     Examples:
       unspool replay reply.jsonl
       unspool replay capture.sse --protocol openai-sse --speed 4
+      unspool replay --sample anthropic
       unspool replay answer.txt --delay 0.02 --plain
 
     Exit status: 0 ok, 1 invalid input (message on stderr), 2 usage error.
@@ -110,7 +131,13 @@ def replay_command(
     pacing = pacing_from_options(speed, delay, no_delay)
     if plain and jsonl:
         raise click.UsageError("give only one of --plain and --jsonl")
-    text = read_all(file)
+    if (file is None) == (sample is None):
+        raise click.UsageError("give a FILE to replay, or --sample openai|anthropic")
+    if sample is not None:
+        file, text = f"sample_{sample}.sse", sample_text(sample)
+    else:
+        assert file is not None
+        text = read_all(file)
     if fmt == "auto":
         fmt = detect_format(text, None if file == "-" else file)
     streams = load_recording(text, fmt)

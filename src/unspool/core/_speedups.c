@@ -55,6 +55,7 @@ typedef struct {
 
 typedef struct {
     int ready, dead;
+    int glue; /* a root number or literal just ended: a letter right after it is an error */
     int events_on, ignore_trailing, allow_nan;
     int finished, complete, mode; /* mode: 0 none yet, 1 str, 2 bytes */
     int state;
@@ -184,6 +185,7 @@ tuple_plus(PyObject *t, PyObject *item)
     }
     Py_INCREF(item);
     PyTuple_SET_ITEM(r, n, item);
+    PyObject_GC_UnTrack(r); /* keys and indices only: no cycle possible */
     return r;
 }
 
@@ -203,6 +205,9 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
         Py_INCREF(c);
         PyTuple_SET_ITEM(ev, 2, c);
     }
+    /* An event holding no container cannot be part of a cycle: keep it away from the
+     * garbage collector, which would otherwise walk every event a consumer keeps. */
+    if (!PyDict_Check(b) && !PyList_Check(b)) PyObject_GC_UnTrack(ev);
     int rc = PyList_Append(m->events, ev);
     Py_DECREF(ev);
     return rc;
@@ -274,6 +279,7 @@ scalar_done(Machine *m, PyObject *val, PyObject *kind)
     } else {
         m->state = ST_END;
         m->complete = 1;
+        m->glue = 1;
     }
     if (path != NULL) {
         int rc = emit(m, H_ValueStart, path, kind, NULL);
@@ -880,6 +886,14 @@ run(Machine *m, PyObject *chunk)
 
         Py_UCS4 c = CH(i);
         if (st == ST_END) {
+            if (m->glue) {
+                m->glue = 0;
+                if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') {
+                    /* "12abc", "false$": never a silent prefix of one token */
+                    fail_msg("Invalid value: text glued to it", base + i);
+                    FAIL;
+                }
+            }
             if (m->ignore_trailing) {
                 PyObject *text = PyUnicode_Substring(s, i, n);
                 if (text == NULL) FAIL;

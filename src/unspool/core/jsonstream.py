@@ -851,7 +851,9 @@ class JsonStream:
                                 carry = "/"
                                 i = n
                                 continue
-                            if s[i + 1 : i + 2] not in ("/", "*") or not k_comment:
+                            if (s[i + 1 : i + 2] not in ("/", "*", "") or not k_comment) and not (
+                                eof and i + 1 >= n
+                            ):
                                 ubuf += "/"
                                 i += 1
                                 continue
@@ -895,7 +897,9 @@ class JsonStream:
                         val, kind, tag = token_value(
                             tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
                         )
-                        if not kind or (kind == "string" and not stack and tok[0] not in NUM0):
+                        if not kind or (
+                            kind == "string" and not stack and tok[0] not in "0123456789"
+                        ):
                             # refused; and prose at the root is not a value ("Sure! ...")
                             raise parse_error("Expecting value", u_pos)
                         if tag:
@@ -1594,11 +1598,13 @@ class JsonStream:
                 _set_slot(self, s_cont, s_key, sbuf)
         elif state == _UVAL:
             tok = ubuf.rstrip(" \t")
-            if tok and not (stack and literal_prefix(tok)):  # a cut-off "tr" is dropped
+            if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
                 val, kind, tag = token_value(
                     tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
                 )
-                if kind and not (kind == "string" and not stack and tok[0] not in NUM0):
+                if not kind or (kind == "string" and not stack and tok[0] not in "0123456789"):
+                    raise parse_error("Expecting value", u_pos)
+                if kind:
                     if tag:
                         _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
                     if stack:

@@ -87,6 +87,7 @@ def accelerates(options: Mapping[str, Any]) -> bool:
 
 
 def _stream_type() -> Any:
+    """The C machine's JsonStream subclass, made on first use (it needs the Python class)."""
     if not _c_type:
         from unspool.core import errors, numbers, path_events, snapshot
         from unspool.core.jsonstream import JsonStream
@@ -104,7 +105,7 @@ def _stream_type() -> Any:
             "ValueEnd": path_events.ValueEnd,
             "Skipped": path_events.Skipped,
         }
-        _c_type.append(_speedups.make_type(JsonStream, helpers))
+        _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
 
 
@@ -114,10 +115,8 @@ def new_stream(cls: type, options: Mapping[str, Any]) -> Any:
     Only ``JsonStream`` itself is accelerated: a subclass keeps the Python machine
     its methods were written against.
     """
-    if _state["machine"] == "c" and cls.__name__ == "JsonStream" and accelerates(options):
-        from unspool.core.jsonstream import JsonStream
-
-        if cls is JsonStream:
-            fast = _stream_type()
+    if _state["machine"] == "c" and accelerates(options):
+        fast = _c_type[0] if _c_type else _stream_type()
+        if cls is _c_type[1]:
             return fast.__new__(fast)
     return object.__new__(cls)

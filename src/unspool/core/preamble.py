@@ -14,6 +14,8 @@ documented here because callers rely on it:
   So "see [1]" or "use {braces}" in a sentence is prose.
 * ``<think>…</think>`` and ``<thinking>…</thinking>`` are skipped whole, braces
   and all.  A fence with another language tag is prose.
+* Lenient: a markdown bullet (``- ``, ``* ``, ``• ``) right before a container or
+  string at the start is skipped, and a curly quote may open a root string.
 """
 
 from __future__ import annotations
@@ -73,8 +75,17 @@ class PreambleScanner:
                     if i >= n:
                         break
                 c = s[i]
+                if c in "-*\u2022" and self._lenient:
+                    # a markdown bullet before a container or string ("- {...}"; "- 5" is
+                    # not read, it could be a sign)
+                    if i + 2 >= n:
+                        return i, False, skipped
+                    if s[i + 1] in " \t" and s[i + 2] in '{["':
+                        skipped.append(("preamble", base + i, s[i : i + 2]))
+                        i += 2
+                        continue
                 if c not in "`<":
-                    if c in '{["-0123456789' or (self._lenient and c == "'"):
+                    if c in '{["-0123456789' or (self._lenient and c in "'\u201c\u2018"):
                         return i, True, skipped
                     literal = _literal_at(s, i, self._lenient)
                     if literal is None:

@@ -31,6 +31,12 @@ _number: Final = cast(lx.Run, re.compile(rf"[-+0-9.eE]{{0,{_BOUND}}}").match)
 LITERAL_WORDS: Final = frozenset(
     {"true", "false", "null", "True", "False", "None", "NaN", "Infinity"}
 )
+_LOWER_WORDS: Final = frozenset(w.lower() for w in LITERAL_WORDS)
+
+
+def _literal(word: str) -> bool:
+    """A literal in any case (``TRUE``, ``Null``) or a Python / NaN spelling."""
+    return word.lower() in _LOWER_WORDS
 
 
 def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
@@ -66,7 +72,7 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if k2 >= len(text):
             return CLOSE if eof else UNDECIDED
         c2 = text[k2]
-        if c2 in "\"'{[]}/-0123456789" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
+        if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
             return CLOSE
         if c2 in lx.IDENT_START:
             return word_follows(text, k2, in_object, True, eof)
@@ -75,16 +81,20 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if c in lx.IDENT_START:
             return word_follows(text, k, in_object, False, eof)
         return INNER
-    if c in "[{":
-        return CLOSE  # the next item of an array, its comma missing
+    if c in "[{\u2026":
+        return CLOSE  # the next item of an array (or an ellipsis), its comma missing
+    if c == ".":
+        if len(text) - k < 3 and not eof and "...".startswith(text[k:]):
+            return UNDECIDED
+        return CLOSE if text.startswith("...", k) else INNER
     if c in lx.NUMBER_START:
         return _item_follows(text, k, _number(text, k).end(), eof)
     if c in lx.IDENT_START:
         k2 = _ident(text, k).end()
-        word = text[k:k2]
-        if k2 >= len(text) and not eof and any(w.startswith(word) for w in LITERAL_WORDS):
+        word = text[k:k2].lower()
+        if k2 >= len(text) and not eof and any(w.startswith(word) for w in _LOWER_WORDS):
             return UNDECIDED  # "tr" may yet be "true"
-        if word in LITERAL_WORDS:
+        if word in _LOWER_WORDS:
             return _item_follows(text, k, k2, eof)
     return INNER
 
@@ -113,7 +123,7 @@ def word_follows(
         return INNER
     if k2 >= len(text):
         return CLOSE if eof else UNDECIDED
-    if literal_closes and text[k:k2] in LITERAL_WORDS:
+    if literal_closes and _literal(text[k:k2]):
         return CLOSE
     if not in_object:
         return INNER
@@ -126,6 +136,8 @@ def word_follows(
         return CLOSE
     if text[k3] != ":":
         return INNER
-    if k3 + 1 >= len(text):
+    if k3 > k2:
+        return CLOSE
+    if k3 + 2 >= len(text):
         return CLOSE if eof else UNDECIDED
-    return INNER if text[k3 + 1] == "/" else CLOSE  # "https://..." is text
+    return INNER if text[k3 + 1 : k3 + 3] == "//" else CLOSE  # "https://..." is text

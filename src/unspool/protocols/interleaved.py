@@ -64,7 +64,6 @@ ever sent again; ``finish()`` is idempotent.
 
 from __future__ import annotations
 
-import codecs
 import re
 from typing import Any, Literal
 
@@ -88,6 +87,8 @@ from unspool.protocols.interleaved_prose import (
     Segment,
 )
 from unspool.protocols.think import LeadingThink, Piece
+from unspool.protocols.utf8 import Segment as Decoded
+from unspool.protocols.utf8 import Utf8Decoder
 
 __all__ = ["InterleavedParser", "ProsePolicy", "parse_interleaved"]
 
@@ -118,21 +119,46 @@ def _pieces(text: str) -> list[str]:
 
 
 class _Candidate:
-    """The array being read: its start, its core parser, its items, the text fed."""
+    """The array being read: its start, its core parser, its items, and the text fed.
 
-    __slots__ = ("chunks", "core", "fed", "start", "tracker")
+    Until the array is recognised all its text is kept (a rejected candidate is
+    scanned again as prose); after that only the last ``KEEP`` characters or so,
+    enough to cut the tail after the closing ``]``, so memory does not grow with
+    the reply (the core releases each finished item as well)."""
+
+    KEEP = 4096
+
+    __slots__ = ("base", "chunks", "core", "fed", "size", "start", "tracker")
 
     def __init__(self, start: ArrayStart, core: JsonStream, tracker: ItemTracker) -> None:
         self.start = start
         self.core = core
         self.tracker = tracker
         self.chunks: list[str] = []
+        self.base = 0  # array offset of chunks[0]
+        self.size = 0  # characters in chunks
         self.fed = 0
 
+    def add(self, text: str) -> None:
+        """Keep ``text``; once the array is recognised, forget what is far behind."""
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.tracker.confirmed and self.size > 2 * self.KEEP + len(text):
+            whole = self.text()
+            cut = len(whole) - self.KEEP - len(text)
+            self.chunks[:] = [whole[cut:]]
+            self.base += cut
+            self.size -= cut
+
     def text(self) -> str:
+        """The text kept (all of it, from the ``[``, until the array is recognised)."""
         if len(self.chunks) > 1:
             self.chunks[:] = ["".join(self.chunks)]
         return self.chunks[0] if self.chunks else ""
+
+    def since(self, rel: int) -> str:
+        """The text from array offset ``rel`` on."""
+        return self.text()[max(rel - self.base, 0) :]
 
 
 class InterleavedParser:
@@ -147,9 +173,7 @@ class InterleavedParser:
     """
 
     __slots__ = (
-        "_bytes_seen",
         "_cand",
-        "_decoder",
         "_error",
         "_finished",
         "_held",
@@ -165,6 +189,7 @@ class InterleavedParser:
         "_text_chars",
         "_think",
         "_truncated",
+        "_utf8",
         "emitter",
     )
 
@@ -181,8 +206,7 @@ class InterleavedParser:
         self.emitter = ActionEmitter(stream_id, registry)
         self._lenient = lenient
         self._hold = prose == "hold"
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._bytes_seen = False  # str-only streams skip the decoder entirely
+        self._utf8 = Utf8Decoder()
         self._scanner = ProseScanner()
         self._think = LeadingThink()
         self._phase = _PROSE
@@ -211,11 +235,7 @@ class InterleavedParser:
         if self._finished:
             raise RuntimeError("feed() after finish()")
         out: list[Event] = []
-        text = self._decode(chunk, out, final=False)
-        if text:
-            pos = self._offset
-            self._offset += len(text)
-            self._pieces(self._think.feed(text, pos), out)
+        self._decoded(self._utf8.feed(chunk), out)
         return self._count(out)
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -224,11 +244,7 @@ class InterleavedParser:
         if self._finished:
             return []
         out: list[Event] = []
-        rest = self._decode(b"", out, final=True)
-        if rest:
-            pos = self._offset
-            self._offset += len(rest)
-            self._pieces(self._think.feed(rest, pos), out)
+        self._decoded(self._utf8.finish(), out)
         self._pieces(self._think.finish(), out)
         self._finished = True
         if self._phase == _PROSE and not self._scanner.seen_text:
@@ -261,28 +277,16 @@ class InterleavedParser:
 
     # -- decoding ----------------------------------------------------------------
 
-    def _decode(self, chunk: str | bytes, out: list[Event], final: bool) -> str:
-        if type(chunk) is str and not self._bytes_seen:
-            return chunk
-        decoder = self._decoder
-        if isinstance(chunk, str):
-            pending = decoder.getstate()[0]
-            if pending:  # a str chunk after an incomplete UTF-8 sequence
-                return self._decode(b"", out, final=True) + chunk
-            return chunk
-        self._bytes_seen = True
-        state = decoder.getstate()
-        try:
-            return str(decoder.decode(bytes(chunk), final))
-        except UnicodeDecodeError as err:
-            out.append(
-                Diagnostic("invalid_utf8", f"invalid UTF-8 replaced by U+FFFD ({err.reason})")
-            )
-            lax = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            lax.setstate(state)
-            text = str(lax.decode(bytes(chunk), final))
-            decoder.setstate(lax.getstate())
-            return text
+    def _decoded(self, segments: list[Decoded], out: list[Event]) -> None:
+        """Process the decoded text; an ``invalid_utf8`` report goes out after the
+        events of the text before it."""
+        for seg in segments:
+            if isinstance(seg, str):
+                pos = self._offset
+                self._offset += len(seg)
+                self._pieces(self._think.feed(seg, pos), out)
+            else:
+                out.append(seg)
 
     # -- prose, array, closing, after -------------------------------------------
 
@@ -352,7 +356,7 @@ class InterleavedParser:
                     start.fence,
                 )
             )
-        core = JsonStream(events=True, lenient=self._lenient, trailing="ignore")
+        core = JsonStream(events=True, lenient=self._lenient, trailing="ignore", release_items=True)
         tracker = ItemTracker(self.emitter, self._live, start.pos, prefix)
         self._cand = _Candidate(start, core, tracker)
         self._phase = _ARRAY
@@ -365,7 +369,7 @@ class InterleavedParser:
         was rejected."""
         cand = self._cand
         assert cand is not None
-        cand.chunks.append(text)
+        cand.add(text)
         tracker = cand.tracker
         for piece in _pieces(text):
             before = cand.fed
@@ -373,7 +377,7 @@ class InterleavedParser:
             try:
                 events = cand.core.feed_events(piece)
             except MalformedJSON as err:
-                return self._malformed(err, before, out)
+                return self._malformed(err, piece, out)
             tracker.handle(events, piece, flush=False)
             if tracker.closed:
                 rel = tracker.tail_start
@@ -390,7 +394,7 @@ class InterleavedParser:
     def _closed(self, cand: _Candidate, rel: int, out: list[Event]) -> tuple[str, int] | None:
         """The array closed; what follows it starts at ``rel`` (array offset)."""
         tracker = cand.tracker
-        after = cand.text()[rel:]
+        after = cand.since(rel)
         tail = after.lstrip()
         tail_pos = cand.start.pos + rel + len(after) - len(tail)
         if tracker.confirmed:
@@ -411,7 +415,7 @@ class InterleavedParser:
         cand = self._cand
         assert cand is not None
         if text:
-            cand.chunks.append(text)
+            cand.add(text)
         rest = text.lstrip()
         if not rest:
             return None
@@ -458,34 +462,21 @@ class InterleavedParser:
         segments.append(ProseText("[", start.pos))
         self._scanner.mark_text()
         self._prose(segments, out)
+        assert cand.base == 0  # an unrecognised candidate keeps all its text
         return cand.text()[1:], start.pos + 1
 
     def _malformed(
-        self, err: MalformedJSON, before: int, out: list[Event]
+        self, err: MalformedJSON, piece: str, out: list[Event]
     ) -> tuple[str, int] | None:
         cand = self._cand
         assert cand is not None
-        text = cand.text()
-        epos = min(max(err.pos, 0), len(text))
+        epos = max(err.pos, 0)
         tracker = cand.tracker
-        # The core's events of this chunk before the error were lost with the
-        # exception: replay the array on a fresh core, the chunk's part before the
-        # error at once, then one character at a time up to the character that
-        # raised (a lenient lookahead may decide things past the error's position),
-        # so the events are those of every other chunking.
-        fresh = JsonStream(events=True, lenient=self._lenient, trailing="ignore")
-        cand.core = fresh
-        try:
-            fresh.feed_events(text[:before])
-            if epos > before:
-                for piece in _pieces(text[before:epos]):
-                    tracker.handle(fresh.feed_events(piece), piece)
-            for char in text[max(before, epos) :]:
-                if tracker.closed:
-                    break
-                tracker.handle(fresh.feed_events(char), char)
-        except MalformedJSON:
-            pass  # the same error again, at the same character: its events are in now
+        # the events of the piece before the error (the core keeps them for us), and
+        # the text of a string the error cut, which no StringDelta carried yet: the
+        # events are those of every other chunking
+        tracker.handle(cand.core.take_events(), piece, flush=False)
+        tracker.recover_text(err.partial)
         if tracker.closed:
             # an error after the root (lenient: '/' that opens no comment) is its tail
             rel = tracker.tail_start
@@ -501,7 +492,7 @@ class InterleavedParser:
         self._error = True
         self._phase = _AFTER
         self._cand = None
-        self._add_tail(text[epos:], gpos)
+        self._add_tail(cand.since(epos), gpos)
         return None
 
     def _finish_array(self, out: list[Event]) -> None:

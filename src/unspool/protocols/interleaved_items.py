@@ -126,6 +126,7 @@ class _Item:
     content_active: bool = False  # the current "content" value is the one that counts
     content_value: Any = _MISSING
     content_dup: bool = False
+    content_len: int = 0  # characters of the content string the StringDeltas carried
     buffered: list[str] = field(default_factory=list)
     names: dict[str, Any] = field(default_factory=dict)
     ids: dict[str, Any] = field(default_factory=dict)
@@ -282,6 +283,7 @@ class ItemTracker:
         if key == "content":
             if isinstance(ev, StringDelta):
                 if item.content_active:
+                    item.content_len += len(ev.text)
                     if item.kind == "text":
                         if ev.text:
                             self._emit(TextDelta(ev.text))
@@ -371,7 +373,23 @@ class ItemTracker:
         item.started_name = name
         self._emit(started)
 
-    def flush_args(self, final: bool = False, item: _Item | None = None) -> None:
+    def recover_text(self, partial: Any) -> None:
+        """After a JSON error: the text of the open item's content string that the
+        error cut before a ``StringDelta`` carried it, read from the core's last good
+        value (``partial``, whose last item is the open one)."""
+        item = self._item
+        if item is None or not item.content_active or item.content != "string":
+            return
+        try:
+            content = partial[-1]["content"]
+        except (LookupError, TypeError):
+            return
+        if isinstance(content, str) and len(content) > item.content_len:
+            self._member(item, "content", StringDelta((), content[item.content_len :]))
+
+    def flush_args(
+        self, final: bool = False, item: _Item | None = None, value: Any = _MISSING
+    ) -> None:
         """An ``ActionArgsDelta`` with the params text that arrived since the last one
         and a snapshot of the live params (``final``: the params will not grow)."""
         if item is None:
@@ -381,7 +399,9 @@ class ItemTracker:
         delta = "".join(item.raw)
         item.raw.clear()
         try:
-            partial = self._live()[item.position][item.args_key]
+            # the open item is the live root's last (finished ones are released);
+            # an item that just ended is given as ``value``
+            partial = (self._live()[-1] if value is _MISSING else value)[item.args_key]
         except (LookupError, TypeError):
             return
         partial = item.snaps.take(partial, len(delta), final)
@@ -472,7 +492,7 @@ class ItemTracker:
             if candidate is not _MISSING and _truthy(candidate):
                 args = candidate
                 break
-        self.flush_args(final=True)
+        self.flush_args(final=True, value=value)
         if isinstance(args, dict):
             event: ActionComplete | ActionInvalid = self._emitter.complete(item.action, args)
         else:

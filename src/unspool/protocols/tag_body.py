@@ -126,9 +126,10 @@ class BodyScanner:
         if not self._scanning:
             piece = text[i:] if i else text
             stream = self._stream
+            unfed = 0  # text after a value that completed inside the piece, not fed
             try:
                 if self._fmt.name_key is not None:
-                    self._feed_watching(piece)
+                    unfed = self._feed_watching(piece)
                 else:
                     stream.feed(piece)
             except MalformedJSON as exc:
@@ -145,7 +146,7 @@ class BodyScanner:
                 if not stream.complete:
                     self._take(piece)
                     return -1
-                used = len(piece) - len(stream.tail)
+                used = len(piece) - unfed - len(stream.tail)
                 if used < 0:
                     # the value ended inside text taken at an earlier feed (lenient mode's
                     # lookahead held it): that text, already in the body, follows the value
@@ -180,18 +181,22 @@ class BodyScanner:
                 self._delta.append(text)
             self._size += len(text)
 
-    def _feed_watching(self, text: str) -> None:
+    def _feed_watching(self, text: str) -> int:
         """Feed a body whose arguments are one member (``{"name": …, "arguments": …}``),
-        cut so that the arguments' raw text is a run of whole pieces: each character
-        that may open them is a piece of its own until they open, and while they are
-        open a piece ends after each character that may close them.  ``_delta`` gets those pieces."""
+        cut so that the arguments' raw text is a run of whole pieces (``_delta`` gets
+        them): each character that may open them is a piece of its own until they
+        open, and while they are open a piece ends after each character that may close
+        them.  Returns how many characters at the end were not fed because the body's
+        value completed before them (its tail, as one feed would have left it)."""
         stream = self._stream
         i, n = 0, len(text)
         while i < n:
+            if stream.complete:
+                return n - i
             state = self._args_state
             if state == _ARGS_DONE:
                 self._watch(stream.feed_events(text[i:] if i else text))
-                return
+                return 0
             if state == _ARGS_BEFORE:
                 m = _OPENERS.search(text, i)
                 j = n if m is None else m.start() if m.start() > i else i + 1
@@ -199,11 +204,11 @@ class BodyScanner:
                 m = _CLOSERS[state].search(text, i)
                 j = n if m is None else m.end()
             piece = text[i:j]
-            opened = state != _ARGS_BEFORE
             self._watch(stream.feed_events(piece))
-            if opened or self._args_state != _ARGS_BEFORE:
+            if state != _ARGS_BEFORE or self._args_state != _ARGS_BEFORE:
                 self._delta.append(piece)
             i = j
+        return 0
 
     def _after_value(self, taken: str) -> None:
         """``taken``, the last characters of the body so far, came after the value: note

@@ -41,7 +41,6 @@ from unspool.events import (
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.holdback import Delimiters
-from unspool.protocols.plain import Utf8Decoder
 from unspool.protocols.tag_body import BodyScanner
 from unspool.protocols.tag_formats import (
     ACTION_TAG,
@@ -51,6 +50,7 @@ from unspool.protocols.tag_formats import (
     resolve_format,
 )
 from unspool.protocols.tag_markdown import CodeTracker
+from unspool.protocols.utf8 import Segment, Utf8Decoder
 
 __all__ = ["ActionSpan", "TagParser", "parse_tags"]
 
@@ -195,17 +195,15 @@ class TagParser:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        if type(chunk) is str and self._mode == _TEXT and not self._held:
-            fast = self._fast_text(chunk)
-            if fast is not None:
-                return fast
+        segments = self._utf8.feed(chunk)
+        if len(segments) == 1 and self._mode == _TEXT and not self._held:
+            text = segments[0]
+            if isinstance(text, str):
+                fast = self._fast_text(text)
+                if fast is not None:
+                    return fast
         out: list[Event] = []
-        if isinstance(chunk, str):
-            if self._utf8.pending:  # a str after bytes: the split character never completed
-                self._decoded(*self._utf8.decode(b"", final=True), out)
-            self._run(chunk, out)
-        else:
-            self._decoded(*self._utf8.decode(bytes(chunk)), out)
+        self._decoded(segments, out)
         self._flush_text(out)
         self._flush_args(out)
         return out
@@ -216,8 +214,7 @@ class TagParser:
         if self._finished:
             return []
         out: list[Event] = []
-        if self._utf8.pending:
-            self._decoded(*self._utf8.decode(b"", final=True), out)
+        self._decoded(self._utf8.finish(), out)
         self._finished = True
         truncated = False
         if self._mode == _TEXT:
@@ -240,7 +237,7 @@ class TagParser:
         """Plain prose with nothing pending: the whole chunk is text (or ``None``
         when the general path must look at it)."""
         code = self._code
-        if self._utf8.pending or code.char_mode:
+        if code.char_mode:
             return None
         lexer = self._lexers[self._in_reasoning, code.key]
         if lexer.search(chunk, 0) is not None or lexer.hold(chunk):
@@ -253,15 +250,15 @@ class TagParser:
         self.text_chars += len(chunk)
         return [TextDelta(chunk)]
 
-    def _decoded(self, text: str, bad: int | None, out: list[Event]) -> None:
-        if bad is None:
-            self._run(text, out)
-            return
-        self._run(text[:bad], out)
-        self._flush_text(out)
-        message = "invalid or incomplete UTF-8 replaced with U+FFFD"
-        out.append(Diagnostic("invalid_utf8", message, self._pos))
-        self._run(text[bad:], out)
+    def _decoded(self, segments: list[Segment], out: list[Event]) -> None:
+        """Run the decoded text; an ``invalid_utf8`` report goes out after the events of
+        the text before it (held text stays held)."""
+        for seg in segments:
+            if isinstance(seg, str):
+                self._run(seg, out)
+            else:
+                self._flush_text(out)
+                out.append(seg)
 
     def _run(self, text: str, out: list[Event]) -> None:
         if not text:

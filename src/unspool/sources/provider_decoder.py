@@ -30,7 +30,7 @@ class ProviderDecoder(ABC):
     upstream item, then ``finish()``; ``fail(message, error_type)`` when the
     upstream breaks."""
 
-    __slots__ = ("_noted", "_reason", "merger")
+    __slots__ = ("_once", "_reason", "merger")
 
     provider: str = "provider"
     """The provider's name, for messages."""
@@ -47,7 +47,7 @@ class ProviderDecoder(ABC):
             text_parser, stream_id=stream_id, registry=registry, lenient=lenient
         )
         self._reason: FinishReason | None = None  # what the provider said about the end
-        self._noted: set[tuple[str, str]] = set()
+        self._once: set[tuple[str, str]] = set()  # (kind, text) reported by note_once
 
     @property
     def closed(self) -> bool:
@@ -97,9 +97,9 @@ class ProviderDecoder(ABC):
     def note_once(self, kind: str, message: str, text: str | None = None) -> list[Event]:
         """A ``Diagnostic`` the first time this ``kind`` and ``text`` come up."""
         key = (kind, text or "")
-        if key in self._noted:
+        if key in self._once:
             return []
-        self._noted.add(key)
+        self._once.add(key)
         return self.merger.note(kind, message, text)
 
     def unknown(self, kind: str | None, event: Any) -> list[Event]:

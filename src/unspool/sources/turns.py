@@ -49,7 +49,9 @@ class TurnLoop:
     """The events of every turn (``async for``); afterwards, the conversation and why it stopped.
 
     ``messages`` starts as a copy of the given conversation and grows by each turn's
-    messages; ``turns`` counts the turns run; ``stopped`` says why the loop ended."""
+    messages; ``turns`` counts the turns run; ``stopped`` says why the loop ended.  A turn
+    that did not end ``complete`` (truncated, aborted, error) adds nothing to ``messages``:
+    its events say what happened, and a cut-off call cannot be sent back as it stands."""
 
     def __init__(
         self,

@@ -21,19 +21,20 @@ Mapping, in stream order:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from typing import Any, overload
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_sync
+from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_str, is_record
 from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = [
     "BEDROCK_EVENT_TYPES",
     "BedrockDecoder",
+    "EventStreamReader",
     "bedrock_stream",
     "from_bedrock",
     "recognise",
@@ -48,7 +49,9 @@ _FILTERED = frozenset({"guardrail_intervened", "content_filtered"})
 class BedrockDecoder(ProviderDecoder):
     """Converse stream events (one-key dicts) in, events out (sans-I/O)."""
 
-    __slots__ = ("_blocks", "_noted")
+    __slots__ = ("_blocks",)
+
+    provider = "Bedrock"
 
     def __init__(
         self,
@@ -59,102 +62,126 @@ class BedrockDecoder(ProviderDecoder):
         lenient: bool = False,
     ) -> None:
         super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-        self._blocks: set[Any] = set()  # indices of the open toolUse blocks
-        self._noted: set[str] = set()
+        self._blocks: set[int | str] = set()  # indices of the open toolUse blocks
 
     def _event(self, event: Any) -> list[Event]:
         if not isinstance(event, Mapping):
-            kind = type(event).__name__
-            return self.merger.note("bad_event", f"expected a Converse stream event, got {kind}")
+            return self.bad("this Bedrock stream item is not an event", event)
         events: list[Event] = []
         for name, body in event.items():
-            handler = _HANDLERS.get(name)
+            handler = _HANDLERS.get(name) if isinstance(name, str) else None
             if handler is not None:
+                if not is_record(body):
+                    events.extend(self.bad(f"the {name} event is not an object", event))
+                    continue
                 events.extend(handler(self, body))
-            elif name.endswith("Exception"):
+            elif isinstance(name, str) and name.endswith("Exception"):
                 message = get_str(body, "message") or f"the stream reported {name}"
                 events.extend(self.merger.fail(message, name))
+            else:
+                events.extend(self.unknown(name if isinstance(name, str) else None, event))
         return events
 
-    def _note_once(self, kind: str, message: str) -> list[Event]:
-        if kind in self._noted:
-            return []
-        self._noted.add(kind)
-        return self.merger.note(kind, message, kind)
+    def _index(self, body: Any) -> int | str | None:
+        index = get(body, "contentBlockIndex")
+        return index if isinstance(index, (int, str)) and not isinstance(index, bool) else None
 
     def _block_start(self, body: Any) -> list[Event]:
-        index = get(body, "contentBlockIndex")
-        start = get(body, "start") or {}
+        index = self._index(body)
+        start = get(body, "start")
+        if index is None or not isinstance(start, Mapping):
+            return self.bad("contentBlockStart needs an index and a start object", body)
         tool = get(start, "toolUse")
         if tool is None:
-            for kind in start if isinstance(start, Mapping) else ():
+            for kind in start:
                 message = f"content block of type {kind!r} has no event: ignored"
-                return self._note_once(kind, message)
+                return self.note_once(str(kind), message, str(kind))
             return []
+        if not is_record(tool):
+            return self.bad("toolUse is not an object", body)
         self._blocks.add(index)
         return self.merger.tool_start(index, get_str(tool, "name"), get_str(tool, "toolUseId"))
 
     def _block_delta(self, body: Any) -> list[Event]:
-        index = get(body, "contentBlockIndex")
-        delta = get(body, "delta") or {}
+        index = self._index(body)
+        delta = get(body, "delta")
+        if not isinstance(delta, Mapping):
+            return self.bad("contentBlockDelta has no delta object", body)
         merger = self.merger
-        text = get_str(delta, "text")
-        if text is not None:
-            return merger.text(text)
+        if "text" in delta:
+            text = get(delta, "text")
+            return (
+                merger.text(text)
+                if isinstance(text, str)
+                else self.bad("text is not a string", body)
+            )
         tool = get(delta, "toolUse")
         if tool is not None:
+            piece = get(tool, "input")
+            if not isinstance(piece, str):
+                return self.bad("toolUse.input is not a string", body)
             if index not in self._blocks:
                 message = f"tool input for content block {index!r}, which is not a tool call"
-                return merger.note("orphan_tool_delta", message, get_str(tool, "input"))
-            return merger.tool_args(index, get_str(tool, "input") or "")
+                return merger.note("orphan_tool_delta", message, piece)
+            return merger.tool_args(index, piece)
         reasoning = get(delta, "reasoningContent")
         if reasoning is not None:
-            if get_str(reasoning, "text"):
-                return merger.reasoning(get_str(reasoning, "text") or "")
+            text = get(reasoning, "text")
+            if isinstance(text, str):
+                return merger.reasoning(text)
             if get(reasoning, "redactedContent") is not None:
-                return self._note_once("redacted_thinking", "encrypted reasoning, not shown")
-            return []  # the signature of a reasoning block: not content
+                return self.note_once(
+                    "redacted_thinking", "encrypted reasoning, not shown", "redacted_thinking"
+                )
+            if isinstance(get(reasoning, "signature"), str):
+                return []  # the signature of a reasoning block: not content
+            return self.bad("reasoningContent has no text", body)
         citation = get(delta, "citation")
         if citation is not None:
-            return self._citation(citation)
+            return (
+                self._citation(citation)
+                if isinstance(citation, Mapping)
+                else self.bad("citation is not an object", body)
+            )
         for kind in delta:
-            return self._note_once(kind, f"content delta of type {kind!r} has no event: ignored")
+            message = f"content delta of type {kind!r} has no event: ignored"
+            return self.note_once(str(kind), message, str(kind))
         return []
 
-    def _citation(self, citation: Any) -> list[Event]:
-        if self.merger.closed:
-            return []
-        parts = get(citation, "sourceContent") or ()
+    def _citation(self, citation: Mapping[str, Any]) -> list[Event]:
+        parts, events = self.items(citation, "sourceContent")
         cited = "".join(get_str(p, "text") or "" for p in parts) or None
-        location = get(citation, "location") or {}
+        location = get(citation, "location")
         url = None
         for where in location.values() if isinstance(location, Mapping) else ():
             url = get_str(where, "url") or url
-        raw = dict(citation) if isinstance(citation, Mapping) else {}
-        return [
-            Citation(
-                "citation", url=url, title=get_str(citation, "title"), cited_text=cited, raw=raw
-            )
-        ]
+        title = get_str(citation, "title")
+        found = Citation("citation", url=url, title=title, cited_text=cited, raw=dict(citation))
+        events.extend(self.merger.citation(found))
+        return events
 
     def _block_stop(self, body: Any) -> list[Event]:
-        index = get(body, "contentBlockIndex")
-        if index in self._blocks:
+        index = self._index(body)
+        if index is not None and index in self._blocks:
             self._blocks.discard(index)
             return self.merger.tool_stop(index)
         return []
 
     def _message_stop(self, body: Any) -> list[Event]:
-        reason = get_str(body, "stopReason") or "end_turn"
+        reason = get(body, "stopReason")
+        if reason is None:
+            reason = "end_turn"
+        if not isinstance(reason, str):
+            return self.bad("stopReason is not a string", body)
         if reason in _CUT:
-            self._reason = "length"
+            self.set_reason("length")
             return []
         if reason in _FILTERED:
-            self._reason = "length"
+            self.set_reason("length")
             return self.merger.note(
                 "content_filter", f"Bedrock stopped the output: {reason}", reason
             )
-        self._reason = "stop"
+        self.set_reason("stop")
         events = self.merger.end_tools()
         if reason not in _NATURAL:
             events.extend(
@@ -187,21 +214,60 @@ def recognise(item: Any) -> bool:
     return name in BEDROCK_EVENT_TYPES or (isinstance(name, str) and name.endswith("Exception"))
 
 
+class EventStreamReader:
+    """A botocore ``EventStream`` whose ``close()`` also ends a read blocked in another
+    thread (``generate()`` reads boto3's synchronous stream in a worker thread): it shuts
+    the response's socket down first (urllib3's ``HTTPResponse.shutdown()``), so an abort
+    releases the connection at once instead of after the read timeout."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.stream)
+
+    def close(self) -> None:
+        raw = getattr(self.stream, "_raw_stream", None)  # botocore keeps the urllib3 response
+        shutdown = getattr(raw, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
+        close = getattr(self.stream, "close", None)
+        if callable(close):
+            close()
+
+
 def bedrock_stream(response: Any) -> Any:
-    """The ``EventStream`` of a ``converse_stream`` response (the stream itself unchanged)."""
+    """The ``EventStream`` of a ``converse_stream`` response (or the stream given), as an
+    :class:`EventStreamReader`; anything else (a list of events) unchanged."""
     if isinstance(response, Mapping) and "stream" in response:
-        return response["stream"]
+        response = response["stream"]
+    if hasattr(response, "_raw_stream"):
+        return EventStreamReader(response)
     return response
 
 
 def unwrap(result: Any) -> Any:
-    """The ``EventStream`` inside a ``converse_stream`` response dict, or ``None`` for
-    anything else (how ``generate()`` finds the stream in what the model call returned)."""
+    """The stream inside a ``converse_stream`` response dict, or ``None`` for anything else
+    (how ``generate()`` finds the stream in what the model call returned)."""
     if isinstance(result, Mapping) and "stream" in result and "ResponseMetadata" in result:
-        return result["stream"]
+        return bedrock_stream(result)
     return None
 
 
+@overload
+def from_bedrock(
+    response: AsyncIterable[Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> AsyncIterator[Event]: ...
+
+
+@overload
 def from_bedrock(
     response: Iterable[Any] | Mapping[str, Any],
     text_parser: TextProtocol | None = None,
@@ -209,8 +275,22 @@ def from_bedrock(
     stream_id: str | None = None,
     registry: ActionValidator | None = None,
     lenient: bool = False,
-) -> Iterator[Event]:
-    """Events of a Bedrock ``converse_stream`` response (boto3 is synchronous; under
-    ``generate()`` it is read in a worker thread).  Options as in :func:`unspool.from_openai`."""
+) -> Iterator[Event]: ...
+
+
+def from_bedrock(
+    response: Iterable[Any] | AsyncIterable[Any] | Mapping[str, Any],
+    text_parser: TextProtocol | None = None,
+    *,
+    stream_id: str | None = None,
+    registry: ActionValidator | None = None,
+    lenient: bool = False,
+) -> Iterator[Event] | AsyncIterator[Event]:
+    """Events of a Bedrock ``converse_stream`` response: boto3's is synchronous (under
+    ``generate()`` it is read in a worker thread); an async stream of the same events
+    (aioboto3's) gives an async iterator.  Options as in :func:`unspool.from_openai`."""
     decoder = BedrockDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    return drive_sync(bedrock_stream(response), decoder)
+    stream = bedrock_stream(response)
+    if isinstance(stream, AsyncIterable):
+        return drive_async(stream, decoder)
+    return drive_sync(stream, decoder)

@@ -20,20 +20,24 @@ too.  Mapping, in stream order, for the first candidate:
   ``MALFORMED_FUNCTION_CALL`` and unknown reasons are reported;
 * code execution, inline data and grounding are run or given by the provider: reported
   once each as a ``Diagnostic``, never as actions.
+
+An abort or a cancellation while the next chunk is awaited closes the SDK's HTTP response
+at once.  Closed between two reads, google-genai's async stream (nested async generators)
+releases its response only when the garbage collector finds it.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any, overload
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers._partial_args import OutOfOrder, PathWriter, parse_path, scalar
 
@@ -121,7 +125,9 @@ class GeminiDecoder(ProviderDecoder):
     others are reported once each and ignored).
     """
 
-    __slots__ = ("_calls", "_cited", "_ignored", "_noted", "_streamed", "_text", "candidate")
+    __slots__ = ("_calls", "_cited", "_ignored", "_streamed", "_text", "candidate")
+
+    provider = "Gemini"
 
     def __init__(
         self,
@@ -136,8 +142,7 @@ class GeminiDecoder(ProviderDecoder):
         self.candidate = candidate
         self._calls = 0  # function calls seen: their keys
         self._streamed: _Streamed | None = None
-        self._ignored: set[Any] = set()
-        self._noted: set[str] = set()
+        self._ignored: set[int] = set()
         self._cited: set[tuple[Any, ...]] = set()
         self._text: list[str] = []  # the reply's text, for citation offsets
 
@@ -146,9 +151,13 @@ class GeminiDecoder(ProviderDecoder):
         if error is not None:
             message = get_str(error, "message") or "the stream reported an error"
             return self.merger.fail(message, _name(field(error, "status")) or "error")
-        events: list[Event] = []
-        for candidate in field(event, "candidates") or ():
-            index = field(candidate, "index") or 0
+        candidates, events = self._list(event, "candidates")
+        for candidate in candidates:
+            index = field(candidate, "index")
+            index = 0 if index is None else index
+            if not is_record(candidate) or not isinstance(index, int):
+                events.extend(self.bad("a candidate is not an object with an integer index", event))
+                continue
             if index != self.candidate:
                 if index not in self._ignored:
                     self._ignored.add(index)
@@ -160,52 +169,65 @@ class GeminiDecoder(ProviderDecoder):
             events.extend(self._candidate(candidate))
         blocked = _name(field(field(event, "prompt_feedback"), "block_reason"))
         if blocked:
-            self._reason = "length"
+            self.set_reason("length")
             events.extend(
                 self.merger.note("content_filter", f"the prompt was blocked ({blocked})", blocked)
             )
         return events
 
-    def _note_once(self, kind: str, message: str, text: str) -> list[Event]:
-        if text in self._noted:
-            return []
-        self._noted.add(text)
-        return self.merger.note(kind, message, text)
+    def _list(self, obj: Any, name: str) -> tuple[list[Any], list[Event]]:
+        """The list in field ``name`` (snake_case or the wire's camelCase), or a report."""
+        value = field(obj, name)
+        if value is None:
+            return [], []
+        if isinstance(value, (list, tuple)):
+            return list(value), []
+        return [], self.bad(f"{name!r} is not a list", value)
 
     def _candidate(self, candidate: Any) -> list[Event]:
-        events: list[Event] = []
-        content = field(candidate, "content")
-        for part in field(content, "parts") or ():
+        parts, events = self._list(field(candidate, "content"), "parts")
+        for part in parts:
+            if not is_record(part):
+                events.extend(self.bad("a part is not an object", part))
+                continue
             events.extend(self._part(part))
         events.extend(self._citations(field(candidate, "citation_metadata")))
         if field(candidate, "grounding_metadata") is not None:
             events.extend(
-                self._note_once(
+                self.note_once(
                     "grounding",
                     "grounding by a provider-run search: see the raw response",
                     "grounding_metadata",
                 )
             )
-        reason = _name(field(candidate, "finish_reason"))
-        if reason:
-            events.extend(self._finish(reason, _name(field(candidate, "finish_message"))))
+        reason = field(candidate, "finish_reason")
+        if reason is not None:
+            name = _name(reason)
+            if name is None:
+                events.extend(self.bad("finishReason is not a string", candidate))
+            elif name:
+                events.extend(self._finish(name, _name(field(candidate, "finish_message"))))
         return events
 
     def _part(self, part: Any) -> list[Event]:
         merger = self.merger
         call = field(part, "function_call")
         if call is not None:
+            if not is_record(call):
+                return self.bad("functionCall is not an object", part)
             return self._function_call(call, _signature(field(part, "thought_signature")))
         text = field(part, "text")
-        if isinstance(text, str) and text:
-            if field(part, "thought"):
+        if text is not None and not isinstance(text, str):
+            return self.bad("text is not a string", part)
+        if text:
+            if field(part, "thought") is True:
                 return merger.reasoning(text)
             self._text.append(text)
             return merger.text(text)
         for kind in _PROVIDER_PARTS:
             if field(part, kind) is not None:
                 message = f"part of kind {kind!r} is handled by the provider, not an action"
-                return self._note_once("ignored_part", message, kind)
+                return self.note_once("ignored_part", message, kind)
         return []  # an empty part: a thought signature alone, or an empty text
 
     # ------------------------------------------------------------------ function calls
@@ -213,36 +235,41 @@ class GeminiDecoder(ProviderDecoder):
     def _function_call(self, call: Any, signature: str | None) -> list[Event]:
         name = get_str(call, "name")
         call_id = get_str(call, "id")
-        partial = field(call, "partial_args")
-        more = bool(field(call, "will_continue"))
+        partial, events = self._list(call, "partial_args")
+        more = field(call, "will_continue") is True
+        args = get(call, "args")
         open_call = self._streamed
-        events: list[Event] = []
-        if open_call is not None and (name is None or (not partial and not get(call, "args"))):
-            return self._continue(open_call, partial, more)
+        if open_call is not None and (name is None or (not partial and not args)):
+            events.extend(self._continue(open_call, partial, more))
+            return events
         if open_call is not None:  # a new call while one is streaming: that one is over
             events.extend(self._end_streamed(open_call))
         key = self._calls
         self._calls += 1
         attributes = {"thought_signature": signature} if signature else None
         events.extend(self.merger.tool_start(key, name, call_id, attributes))
-        args = get(call, "args")
         if not more and not partial:  # a whole call, the Gemini API's only kind
-            if args:
-                events.extend(self.merger.tool_args(key, json.dumps(args, ensure_ascii=False)))
+            if args is not None and args != {}:  # not an object: the assembler says bad_params
+                text = json.dumps(plain(args), ensure_ascii=False, default=repr)
+                events.extend(self.merger.tool_args(key, text))
             events.extend(self.merger.tool_end(key))
             return events
         streamed = _Streamed(key)
         self._streamed = streamed
         text = streamed.writer.start()
+        if args is not None and not isinstance(args, Mapping):
+            events.extend(self.bad("args is not an object", call))
+            args = None
         for arg_name, value in (args or {}).items():  # given whole beside the streamed ones
-            text += streamed.writer.value((str(arg_name),), json.dumps(value, ensure_ascii=False))
+            value_text = json.dumps(plain(value), ensure_ascii=False, default=repr)
+            text += streamed.writer.value((str(arg_name),), value_text)
         events.extend(self.merger.tool_args(key, text))
         events.extend(self._continue(streamed, partial, more))
         return events
 
-    def _continue(self, streamed: _Streamed, partial: Any, more: bool) -> list[Event]:
+    def _continue(self, streamed: _Streamed, partial: list[Any], more: bool) -> list[Event]:
         events: list[Event] = []
-        for arg in partial or ():
+        for arg in partial:
             if streamed.broken:
                 break
             try:
@@ -262,14 +289,18 @@ class GeminiDecoder(ProviderDecoder):
     @staticmethod
     def _write(writer: PathWriter, arg: Any) -> str:
         path = parse_path(get_str(arg, "json_path") or get_str(arg, "jsonPath") or "")
-        more = bool(field(arg, "will_continue"))
+        more = field(arg, "will_continue") is True
         string = field(arg, "string_value")
         if isinstance(string, str):
             return writer.string(path, string, more)
-        for kind in ("number_value", "bool_value"):
-            value = field(arg, kind)
-            if value is not None:
-                return writer.value(path, scalar(value))
+        number = field(arg, "number_value")
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            if number != number or number in (float("inf"), float("-inf")):
+                raise OutOfOrder(f"the number at {path!r} is not finite")
+            return writer.value(path, scalar(number))
+        flag = field(arg, "bool_value")
+        if isinstance(flag, bool):
+            return writer.value(path, scalar(flag))
         if field(arg, "null_value") is not None:
             return writer.value(path, "null")
         raise OutOfOrder(f"the partial argument at {path!r} has no value")
@@ -284,10 +315,14 @@ class GeminiDecoder(ProviderDecoder):
     # ------------------------------------------------------------------ citations, endings
 
     def _citations(self, metadata: Any) -> list[Event]:
-        events: list[Event] = []
-        sources = field(metadata, "citations") or field(metadata, "citation_sources") or ()
+        if metadata is None:
+            return []
+        name = "citations" if field(metadata, "citations") is not None else "citation_sources"
+        sources, events = self._list(metadata, name)
         for source in sources:
             start, end = field(source, "start_index"), field(source, "end_index")
+            start = start if isinstance(start, int) else None
+            end = end if isinstance(end, int) else None
             uri, title = get_str(source, "uri"), get_str(source, "title")
             seen = (start, end, uri, title)
             if seen in self._cited:
@@ -295,17 +330,16 @@ class GeminiDecoder(ProviderDecoder):
             self._cited.add(seen)
             dump = getattr(source, "model_dump", None)
             raw = dump(mode="json", exclude_none=True) if callable(dump) else source
-            events.append(
-                Citation(
-                    "citation",
-                    url=uri,
-                    title=title,
-                    start=self._char_offset(start),
-                    end=self._char_offset(end),
-                    raw=dict(raw) if isinstance(raw, dict) else {},
-                )
+            citation = Citation(
+                "citation",
+                url=uri,
+                title=title,
+                start=self._char_offset(start),
+                end=self._char_offset(end),
+                raw=dict(raw) if isinstance(raw, dict) else {},
             )
-        return events if not self.merger.closed else []
+            events.extend(self.merger.citation(citation))
+        return events
 
     def _char_offset(self, offset: Any) -> int | None:
         """Gemini's UTF-8 byte offset into the reply's text, as a character offset."""
@@ -319,14 +353,14 @@ class GeminiDecoder(ProviderDecoder):
         if self._streamed is not None and reason != "MAX_TOKENS":
             events.extend(self._end_streamed(self._streamed))
         if reason == "MAX_TOKENS":
-            self._reason = "length"
+            self.set_reason("length")
             return events
         if reason in _FILTERS:
-            self._reason = "length"
+            self.set_reason("length")
             why = f"Gemini stopped the output: {reason}" + (f" ({message})" if message else "")
             events.extend(self.merger.note("content_filter", why, reason))
             return events
-        self._reason = "stop"
+        self.set_reason("stop")
         if reason not in _NATURAL:
             why = f"finish reason {reason!r}" + (f": {message}" if message else "")
             events.extend(self.merger.note("finish_reason", why, reason))

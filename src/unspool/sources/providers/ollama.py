@@ -15,14 +15,14 @@ chunks, or the raw NDJSON objects of ``POST /api/chat``.  Mapping, in stream ord
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, overload
 
 from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["OllamaDecoder", "from_ollama", "recognise"]
@@ -37,6 +37,8 @@ class OllamaDecoder(ProviderDecoder):
     """``ChatResponse`` chunks (or ``/api/chat`` NDJSON objects) in, events out (sans-I/O)."""
 
     __slots__ = ("_calls",)
+
+    provider = "Ollama"
 
     def __init__(
         self,
@@ -56,40 +58,48 @@ class OllamaDecoder(ProviderDecoder):
         merger = self.merger
         events: list[Event] = []
         message = get(event, "message")
-        thinking = get_str(message, "thinking")
-        if thinking:
-            events.extend(merger.reasoning(thinking))
-        content = get_str(message, "content")
-        if content:
-            events.extend(merger.text(content))
-        for call in get(message, "tool_calls") or ():
+        if message is not None and not is_record(message):
+            events.extend(self.bad("message is not an object", event))
+            message = None
+        for name in ("thinking", "content"):
+            value = get(message, name)
+            if value is not None and not isinstance(value, str):
+                events.extend(self.bad(f"{name} is not a string", event))
+            elif value and name == "thinking":
+                events.extend(merger.reasoning(value))
+            elif value:
+                events.extend(merger.text(value))
+        calls, bad = self.items(message, "tool_calls")
+        events.extend(bad)
+        for call in calls:
             events.extend(self._tool_call(call))
-        if get(event, "done"):
-            events.extend(self._done(get_str(event, "done_reason")))
+        if get(event, "done") is True:
+            events.extend(self._done(get(event, "done_reason")))
         return events
 
     def _tool_call(self, call: Any) -> list[Event]:
         function = get(call, "function")
+        if not is_record(function):
+            return self.bad("a tool call has no function object", call)
         key = self._calls
         self._calls += 1
         events = self.merger.tool_start(key, get_str(function, "name"), get_str(call, "id"))
-        arguments = get(function, "arguments")
+        arguments = plain(get(function, "arguments"))
         if isinstance(arguments, str):  # some servers send the arguments as JSON text
             events.extend(self.merger.tool_args(key, arguments))
-        elif isinstance(arguments, Mapping) and arguments:
-            text = json.dumps(dict(arguments), ensure_ascii=False)
-            events.extend(self.merger.tool_args(key, text))
-        elif arguments is not None and not isinstance(arguments, Mapping):
+        elif arguments is not None and arguments != {}:  # not an object: bad_params
             text = json.dumps(arguments, ensure_ascii=False, default=repr)
             events.extend(self.merger.tool_args(key, text))
         events.extend(self.merger.tool_end(key))
         return events
 
-    def _done(self, reason: str | None) -> list[Event]:
+    def _done(self, reason: Any) -> list[Event]:
+        if reason is not None and not isinstance(reason, str):
+            return self.bad("done_reason is not a string", reason)
         if reason == "length":
-            self._reason = "length"
+            self.set_reason("length")
             return []
-        self._reason = "stop"
+        self.set_reason("stop")
         events = self.merger.end_tools()
         if reason not in (None, "", "stop"):
             events.extend(self.merger.note("done_reason", f"done reason {reason!r}", reason))

@@ -7,13 +7,15 @@ Read, in stream order, from each chunk:
   ``{"type": "thinking", "thinking": [...]}`` parts, reasoning for the latter);
   ``reasoning_content`` / ``reasoning`` to ``ReasoningDelta``; ``refusal`` to
   ``RefusalDelta``; ``tool_calls`` (and the deprecated ``function_call``) to actions;
+  ``annotations`` (search models' ``url_citation``) to ``Citation``;
 * ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
 * ``finish_reason``: ``length`` and ``content_filter`` truncate, the others end the
   open calls (an unknown one is reported);
 * Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
   was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
 * Perplexity's ``citations`` (URLs, numbered as the text's ``[1]``...) and
-  ``search_results``: one ``Citation`` per source.
+  ``search_results``, Azure's ``delta.context.citations`` ("on your data", numbered as
+  the text's ``[doc1]``...): one ``Citation`` per source.
 
 Anything of the wrong shape is reported through the decoder and skipped.
 """
@@ -39,7 +41,7 @@ class ChatReader:
     """The Chat Completions half of an :class:`OpenAIDecoder` (its tool-call keys,
     the choices it ignores and the sources it cited)."""
 
-    __slots__ = ("_cited", "_d", "_ignored", "_last_key", "_seen")
+    __slots__ = ("_cited", "_d", "_documents", "_ignored", "_last_key", "_seen")
 
     def __init__(self, decoder: OpenAIDecoder) -> None:
         self._d = decoder
@@ -47,6 +49,7 @@ class ChatReader:
         self._seen: set[Hashable] = set()  # tool-call keys started
         self._last_key: Hashable = 0
         self._cited: set[str] = set()
+        self._documents = 0  # Azure citations so far
 
     def chunk(self, chunk: Any) -> list[Event]:
         """The events of one chunk."""
@@ -121,6 +124,15 @@ class ChatReader:
                 events += merger.refusal(refusal)
         elif refusal is not None:
             events += d.bad("a refusal is not a string", refusal)
+        notes, bad = d.items(delta, "annotations")  # search models' url_citation annotations
+        events += bad
+        for note in notes:
+            events += self._annotation(note)
+        context = get(delta, "context")  # Azure "on your data": the documents it cited
+        if is_record(context):
+            events += self._context(context)
+        elif context is not None:
+            events += d.bad("a delta's context is not an object", context)
         calls, bad = d.items(delta, "tool_calls")
         events += bad
         for call in calls:
@@ -133,6 +145,46 @@ class ChatReader:
         legacy = get(delta, "function_call")  # the deprecated functions API: one call
         if legacy is not None:
             events += self._tool("function_call", None, legacy)
+        return events
+
+    def _annotation(self, note: Any) -> list[Event]:
+        """A Chat ``annotations`` entry (``{"type": "url_citation", "url_citation": {...}}``):
+        its indexes count in the message's text, which is the whole text channel."""
+        d = self._d
+        note = plain(note)
+        if not isinstance(note, Mapping):
+            return d.bad("an annotation is not an object", note)
+        kind = str(note.get("type") or "annotation")
+        body = note.get(kind)
+        body = body if isinstance(body, Mapping) else note
+        start, end = body.get("start_index"), body.get("end_index")
+        citation = Citation(
+            kind,
+            url=_text(body.get("url")),
+            title=_text(body.get("title")),
+            cited_text=_text(body.get("content")),
+            start=start if _index(start) else None,
+            end=end if _index(end) else None,
+            raw=dict(note),
+        )
+        return d.merger.citation(citation)
+
+    def _context(self, context: Any) -> list[Event]:
+        """Azure's ``delta.context.citations``: one ``Citation`` per document (the text
+        marks it ``[doc1]``...; ``raw["number"]`` is that number)."""
+        d = self._d
+        cited, events = d.items(context, "citations")
+        for citation in cited:
+            if not is_record(citation):
+                events += d.bad("a citation is not an object", citation)
+                continue
+            self._documents += 1
+            raw = {**_raw(citation), "number": self._documents}
+            url = get_str(citation, "url") or get_str(citation, "filepath")
+            title, text = get_str(citation, "title"), get_str(citation, "content")
+            events += d.merger.citation(
+                Citation("azure_citation", url=url, title=title, cited_text=text, raw=raw)
+            )
         return events
 
     def _part(self, part: Any) -> list[Event]:
@@ -257,6 +309,14 @@ class ChatReader:
                 )
                 events += d.merger.citation(citation)
         return events
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _raw(value: Any) -> dict[str, Any]:

@@ -130,6 +130,7 @@ class ResponsesReader:
         "_reasoning",
         "_seen",
         "_streamed",
+        "_written",
     )
 
     def __init__(self, decoder: OpenAIDecoder) -> None:
@@ -141,6 +142,7 @@ class ResponsesReader:
         self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
         self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
         self._last_key: Hashable = 0
+        self._written: set[Hashable] = set()  # items whose text, refusal or reasoning streamed
 
     def handles(self, kind: str) -> bool:
         """Whether ``kind`` is a Responses API event type this reader knows."""
@@ -167,18 +169,22 @@ class ResponsesReader:
         if not isinstance(text, str):
             return d.bad("a text delta is not text", event)
         part = (self._key(event), _label(get(event, "content_index")))
+        self._written.add(part[0])
         if part not in self._parts:
             self._parts[part] = d.merger.text_chars
         return d.merger.text(text)
 
     def _annotation(self, event: Any) -> list[Event]:
         d = self._d
-        note = plain(get(event, "annotation"))
-        if not isinstance(note, Mapping):
-            return d.bad("an annotation is not an object", event)
         base = self._parts.get((self._key(event), _label(get(event, "content_index"))))
-        if base is None:
-            base = d.merger.text_chars
+        return self._cite(get(event, "annotation"), d.merger.text_chars if base is None else base)
+
+    def _cite(self, note: Any, base: int) -> list[Event]:
+        """One annotation of a text part that starts at ``base`` in the text channel."""
+        d = self._d
+        note = plain(note)
+        if not isinstance(note, Mapping):
+            return d.bad("an annotation is not an object", note)
         start, end = note.get("start_index"), note.get("end_index")
         if start is None:
             start = end = note.get("index")  # file citations mark one position
@@ -196,22 +202,28 @@ class ResponsesReader:
         text = get(event, "delta")
         if not isinstance(text, str):
             return self._d.bad("a refusal delta is not text", event)
+        self._written.add(self._key(event))
         return self._d.merger.refusal(text) if text else []
 
     def _summary_delta(self, event: Any) -> list[Event]:
-        return self._reason(event, "summary", get(event, "summary_index"))
+        return self._reason_delta(event, "summary", get(event, "summary_index"))
 
     def _reasoning_delta(self, event: Any) -> list[Event]:
-        return self._reason(event, "text", get(event, "content_index"))
+        return self._reason_delta(event, "text", get(event, "content_index"))
 
-    def _reason(self, event: Any, kind: str, index: Any) -> list[Event]:
-        d = self._d
+    def _reason_delta(self, event: Any, kind: str, index: Any) -> list[Event]:
         text = get(event, "delta")
         if not isinstance(text, str):
-            return d.bad("a reasoning delta is not text", event)
+            return self._d.bad("a reasoning delta is not text", event)
+        return self._reason(self._key(event), kind, index, text)
+
+    def _reason(self, key: Hashable, kind: str, index: Any, text: str) -> list[Event]:
+        """Reasoning text of one part; ``"\n\n"`` first when it is a new part or item."""
         if not text:
             return []
-        part = (self._key(event), kind, _label(index))
+        d = self._d
+        part = (key, kind, _label(index))
+        self._written.add(key)
         events: list[Event] = []
         if self._reasoning is not None and part != self._reasoning:
             events += d.merger.reasoning("\n\n")  # a new summary part or reasoning item
@@ -277,8 +289,32 @@ class ResponsesReader:
             events += merger.tool_args(key, text)
             return events + merger.tool_stop(key)
         if kind in _TEXT_ITEMS:
-            return []
+            return [] if key in self._written else self._unstreamed(key, kind, item)
         return self._hosted_item(key, kind, item)
+
+    def _unstreamed(self, key: Hashable, kind: str, item: Any) -> list[Event]:
+        """A message or reasoning item whose content came only whole, when it was done
+        (some compatible servers send no deltas): read like its deltas."""
+        d = self._d
+        field = "content" if kind == "message" else "summary"
+        parts, events = d.items(item, field)
+        for index, part in enumerate(parts):
+            what = get_str(part, "type")
+            text = get(part, "refusal" if what == "refusal" else "text")
+            if not isinstance(text, str):
+                events += d.bad(f"a {kind} part has no text", part)
+            elif what == "refusal":
+                events += d.merger.refusal(text) if text else []
+            elif kind == "reasoning":
+                events += self._reason(key, "summary", index, text)
+            else:
+                base = d.merger.text_chars
+                events += d.merger.text(text)
+                notes, bad = d.items(part, "annotations")
+                events += bad
+                for note in notes:
+                    events += self._cite(note, base)
+        return events
 
     def _hosted_item(self, key: Hashable, kind: str | None, item: Any) -> list[Event]:
         if key in self._hosted:
@@ -388,8 +424,12 @@ class ResponsesReader:
         return self._d.merger.fail(message, get_str(error, "code") or "response.failed")
 
     def _error(self, event: Any) -> list[Event]:
-        message = get_str(event, "message") or "the stream reported an error"
-        return self._d.merger.fail(message, get_str(event, "code") or "error")
+        """An ``error`` event: the Responses API's flat one, or the nested
+        ``{"error": {"type", "message"}}`` (Anthropic's, as the first event of a stream)."""
+        nested = get(event, "error")
+        message = get_str(event, "message") or get_str(nested, "message")
+        code = get_str(event, "code") or get_str(nested, "code") or get_str(nested, "type")
+        return self._d.merger.fail(message or "the stream reported an error", code or "error")
 
     def _audio(self, event: Any) -> list[Event]:
         message = "audio output is not read: its transcript has no text event here"
