@@ -29,7 +29,7 @@ from unspool.events import (
 )
 from unspool.web import GENERIC_ERROR
 from web_support.app import SECRET, build_app, reference_events
-from web_support.js import js_clients, run_node
+from web_support.js import JS_SOURCES, js_clients, run_node
 from web_support.server import LiveServer
 
 SCENARIOS = ("complete", "truncated", "failing")
@@ -120,6 +120,25 @@ def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: s
         assert tools[invalid.id].get("input") is None  # the raw text is kept as rawInput only
     assert set(tools) == {e.id for e in [*complete, *_of(ref, ActionInvalid)]}
 
+    # The next request: convertToModelMessages keeps the dispatcher's outcomes as the
+    # tool role's results, as for tools the AI SDK's own streamText runs on the server
+    # (never providerExecuted, which would file them as the model provider's own tools).
+    user, assistant, tool = chat["modelMessages"]
+    assert (user["role"], assistant["role"], tool["role"]) == ("user", "assistant", "tool")
+    calls = [c for c in assistant["content"] if c["type"] == "tool-call"]
+    assert [c["toolCallId"] for c in calls] == list(tools)
+    assert not any(c.get("providerExecuted") for c in calls)
+    outputs = {r["toolCallId"]: r["output"] for r in tool["content"]}
+    assert list(outputs) == list(tools)  # every call answered
+    for result in _of(ref, ActionResult):
+        assert outputs[result.id] == {"type": "json", "value": result.result}
+    for failed in _of(ref, ActionFailed):
+        error = f"{failed.error_type}: {failed.error}"
+        assert outputs[failed.id] == {"type": "error-text", "value": error}
+    for invalid in _of(ref, ActionInvalid):
+        assert outputs[invalid.id]["type"] == "error-text"
+        assert outputs[invalid.id]["value"].startswith(f"invalid action ({invalid.reason})")
+
     sources = [p for p in parts if p["type"].startswith("source-")]
     assert [(p["type"], p.get("url"), p.get("title")) for p in sources] == [
         ("source-url", c.url, c.title)
@@ -204,11 +223,15 @@ def test_ag_ui_client_reads_the_stream(ag_ui_runs: dict[str, Any], scenario: str
         assert agent["runFinished"]["pendingToolCallIds"] == []
 
 
-def test_the_vendored_ai_sdk_bundle_is_the_pinned_build(js: Path, tmp_path: Path) -> None:
-    """The demo page's copy of the AI SDK chat client is exactly what
-    ``tests/web_js/vendor_ai_sdk.mjs`` builds from the pinned ``ai`` (no hand edits)."""
-    from unspool.web.static import STATIC_DIR
+def test_the_page_and_the_client_tests_use_the_same_pinned_ai() -> None:
+    """The client tests read the "ai-sdk" format with the ``ai`` the demo page is built
+    from (``unspool/web/ai_sdk_build``): bumping one pin means bumping the other."""
+    from unspool.web.ai_sdk_build import SOURCES
 
-    run_node(js, "vendor_ai_sdk.mjs", str(tmp_path), expect_json=False)
-    for name in ("ai-sdk-chat.js", "ai-sdk-chat.LICENSES.txt"):
-        assert (tmp_path / name).read_bytes() == (STATIC_DIR / "vendor" / name).read_bytes(), name
+    def pins(folder: Path) -> dict[str, Any]:
+        manifest = json.loads((folder / "package.json").read_text())
+        lock = json.loads((folder / "package-lock.json").read_text())
+        assert lock["packages"][""]["dependencies"] == manifest["dependencies"]
+        return {name: lock["packages"][f"node_modules/{name}"]["version"] for name in ("ai",)}
+
+    assert pins(SOURCES) == pins(JS_SOURCES) == {"ai": "6.0.326"}

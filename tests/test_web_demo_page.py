@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from web_support.js import require_tool
+from web_support.js import AI_SDK_CACHE, ai_sdk_client, require_tool
 from web_support.server import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
@@ -55,9 +55,11 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def demo() -> Iterator[LiveServer]:
+    """The demo app serving the AI SDK client from the tests' cache (built by the tests
+    that need it; the "unspool" page needs nothing built)."""
     from unspool.cli.web_demo import create_demo_app
 
-    with LiveServer(create_demo_app(speed=20)) as live:
+    with LiveServer(create_demo_app(speed=20, ai_sdk=AI_SDK_CACHE)) as live:
         yield live
 
 
@@ -67,12 +69,15 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
 ) -> None:
     """``/`` reads the "unspool" format with EventSource; ``/ai-sdk`` the "ai-sdk" format
     with the AI SDK's chat client: the page must end in the same state either way."""
+    client = "ai-sdk" if path == "/ai-sdk" else "unspool"
+    if client == "ai-sdk":
+        ai_sdk_client()  # built into the tests' cache, which the demo serves from
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(f"{demo.url}{path}")
-    client = "ai-sdk" if path == "/ai-sdk" else "unspool"
+    page.wait_for_selector("#client[data-ai-sdk]")
     assert page.locator('input[name="client"]:checked').get_attribute("value") == client
 
     page.click("#play-classroom")
@@ -121,8 +126,31 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
     page.close()
 
 
-def test_unspool_demo_web_serves_the_page_and_every_format() -> None:
-    """The documented command, as a user runs it: a server on 127.0.0.1 at ``--port``."""
+def test_without_the_ai_sdk_client_built_the_switch_is_off_and_says_what_to_do(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Nothing built in the folder: at ``/ai-sdk`` the page stays on the "unspool" format,
+    the AI SDK switch is disabled, and the page names the command that builds it."""
+    from unspool.cli.web_demo import create_demo_app
+
+    with LiveServer(create_demo_app(speed=50, ai_sdk=tmp_path / "none")) as live:
+        page = browser.new_page()
+        page.goto(f"{live.url}/ai-sdk")
+        page.wait_for_selector("#client[data-ai-sdk]")
+        assert page.get_attribute("#client", "data-ai-sdk") == "missing"
+        assert page.is_disabled('input[name="client"][value="ai-sdk"]')
+        assert page.locator('input[name="client"]:checked').get_attribute("value") == "unspool"
+        assert page.is_visible("#ai-sdk-help")
+        assert "unspool demo --web --build-ai-sdk" in page.inner_text("#ai-sdk-help")
+        page.click("#play-shop")
+        page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
+        assert page.get_attribute('article[data-reply="shop"]', "data-done") == "complete"
+        page.close()
+
+
+def _run_demo(*options: str, env: dict[str, str]) -> tuple[Any, str]:
+    """``unspool demo --web`` on a free port, as a user runs it; the process and its URL
+    once it answers."""
     import socket
     import subprocess
     import sys
@@ -133,24 +161,61 @@ def test_unspool_demo_web_serves_the_page_and_every_format() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [sys.executable, "-m", "unspool", "demo", "--web", "--port", str(port)]
-    server = subprocess.Popen([*command, "--speed", "50"], stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "unspool", "demo", "--web", "--port", str(port), *options]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
     base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            httpx.get(f"{base}/api/replies")
+            return server, base
+        except httpx.TransportError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.kill()
+                raise AssertionError(f"no server: {server.communicate()[1]}") from None
+            time.sleep(0.05)
+
+
+def _stop(server: Any) -> str:
+    server.terminate()
+    return str(server.communicate(timeout=10)[1])
+
+
+def test_unspool_demo_web_build_ai_sdk_serves_the_built_client() -> None:
+    """``--build-ai-sdk`` with the client already built in ``$UNSPOOL_AI_SDK_DIR``: no
+    rebuild, the page is told it is built, and the bundle is served as JavaScript."""
+    import httpx
+
+    folder = ai_sdk_client()
+    server, base = _run_demo("--build-ai-sdk", env={"UNSPOOL_AI_SDK_DIR": str(folder)})
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            try:
-                replies = httpx.get(f"{base}/api/replies").json()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and server.poll() is None, "no server"
-                time.sleep(0.05)
+        assert httpx.get(f"{base}/api/replies").json()["aiSdk"] == {"built": True, "help": ""}
+        bundle = httpx.get(f"{base}/vendor/ai-sdk-chat.js")
+        assert bundle.headers["content-type"].startswith("text/javascript")
+        assert bundle.content == (folder / "dist" / "ai-sdk-chat.js").read_bytes()
+        licences = httpx.get(f"{base}/vendor/ai-sdk-chat.LICENSES.txt").text
+        assert "==== ai@6.0.326 (Apache-2.0) ====" in licences
+        assert httpx.get(f"{base}/vendor/other.js").status_code == 404
+    finally:
+        stderr = _stop(server)
+    assert "building" not in stderr and "note:" not in stderr
+
+
+def test_unspool_demo_web_serves_the_page_and_every_format(tmp_path: Path) -> None:
+    """The documented command, as a user runs it: a server on 127.0.0.1 at ``--port``;
+    here with no AI SDK client built, which it says (and the page is told) at start."""
+    import httpx
+
+    env = {"UNSPOOL_AI_SDK_DIR": str(tmp_path / "ai-sdk")}
+    server, base = _run_demo("--speed", "50", env=env)
+    try:
+        replies = httpx.get(f"{base}/api/replies").json()
         assert [r["name"] for r in replies["replies"]] == ["classroom", "shop"]
+        assert replies["aiSdk"]["built"] is False
+        assert "unspool demo --web --build-ai-sdk" in replies["aiSdk"]["help"]
         assert "unspool" in httpx.get(f"{base}/ai-sdk").text
-        bundle = httpx.get(f"{base}/static/vendor/ai-sdk-chat.js")
-        assert bundle.headers["content-type"].startswith(
-            ("text/javascript", "application/javascript")
-        )
+        missing = httpx.get(f"{base}/vendor/ai-sdk-chat.js")
+        assert missing.status_code == 404 and missing.text == replies["aiSdk"]["help"]
         chat = httpx.post(f"{base}/api/chat", json={"reply": "shop"}, timeout=10)
         assert chat.headers["x-vercel-ai-ui-message-stream"] == "v1"
         assert '"type":"tool-input-available","toolCallId"' in chat.text
@@ -160,8 +225,9 @@ def test_unspool_demo_web_serves_the_page_and_every_format() -> None:
         assert '"type":"RUN_FINISHED","threadId":"t","runId":"r"' in ag_ui.text
         assert httpx.post(f"{base}/api/runs", json={"reply": "nope"}).status_code == 400
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stderr = _stop(server)
+    assert f"note: {replies['aiSdk']['help']}" in stderr
+    assert not (tmp_path / "ai-sdk").exists()  # nothing built, nothing downloaded
 
 
 COLLECT = """(url) => new Promise((resolve) => {

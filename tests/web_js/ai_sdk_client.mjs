@@ -2,9 +2,12 @@
 // 1. raw: every SSE data frame through parseJsonEventStream with the package's
 //    uiMessageChunkSchema (what DefaultChatTransport does), noting [DONE];
 // 2. chat: a real AbstractChat (what useChat wraps) with DefaultChatTransport, recording
-//    onToolCall, onError, onFinish and the final message.
+//    onToolCall, onError, onFinish and the final message, and the model messages the
+//    package's convertToModelMessages makes of the chat (what the next request sends on).
 // Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
-import { AbstractChat, DefaultChatTransport, parseJsonEventStream, uiMessageChunkSchema } from "ai";
+import {
+  AbstractChat, DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
+} from "ai";
 
 const [url, bodiesText] = process.argv.slice(2);
 
@@ -56,7 +59,13 @@ async function chat(body) {
   });
   await c.sendMessage({ text: "play" });
   const assistant = c.messages.filter((m) => m.role === "assistant").at(-1);
-  return { status: c.status, toolCalls, errors, finish, message: assistant ?? null };
+  let modelMessages;
+  try {
+    modelMessages = await convertToModelMessages(c.messages);
+  } catch (error) {
+    modelMessages = { error: String(error.message || error) };
+  }
+  return { status: c.status, toolCalls, errors, finish, message: assistant ?? null, modelMessages };
 }
 
 const out = [];

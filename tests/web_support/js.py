@@ -1,8 +1,11 @@
-"""The npm clients of the web tests, installed once into a gitignored cache.
+"""The npm clients of the web tests, and the demo page's AI SDK client, built once into
+gitignored caches.
 
 ``tests/web_js/package.json`` (and its lock) pin the clients; they are installed with
 ``npm ci`` into ``.cache/web-js/`` at the repository's root, reused while the pins and
-scripts are unchanged, under a file lock so parallel test workers install once.
+scripts are unchanged, under a file lock so parallel test workers install once. The
+page's AI SDK client is built by unspool's own :func:`~unspool.web.ai_sdk_build.build_ai_sdk`
+into ``.cache/ai-sdk/``, under a file lock too.
 Without node and npm the tests skip saying what to install, except under ``CI=true``,
 where they fail: CI must run every test.
 """
@@ -20,10 +23,11 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-__all__ = ["JS_SOURCES", "js_clients", "require_tool", "run_node"]
+__all__ = ["AI_SDK_CACHE", "JS_SOURCES", "ai_sdk_client", "js_clients", "require_tool", "run_node"]
 
 JS_SOURCES = Path(__file__).resolve().parent.parent / "web_js"
 CACHE = JS_SOURCES.parent.parent / ".cache" / "web-js"
+AI_SDK_CACHE = CACHE.parent / "ai-sdk"
 
 
 def require_tool(name: str, install: str) -> str:
@@ -72,6 +76,21 @@ def js_clients() -> Path:
             pytest.fail(f"npm ci failed in {CACHE}:\n{done.stderr[-2000:]}")
         marker.write_text(stamp)
     return CACHE
+
+
+def ai_sdk_client() -> Path:
+    """:data:`AI_SDK_CACHE`, where the page's AI SDK client is built (if not already)."""
+    from unspool.web.ai_sdk_build import AiSdkBuildError, build_ai_sdk
+
+    require_tool("node", "apt-get install -y nodejs npm")
+    require_tool("npm", "apt-get install -y npm")
+    AI_SDK_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(AI_SDK_CACHE.parent / "ai-sdk.lock")):
+        try:
+            build_ai_sdk(AI_SDK_CACHE)
+        except AiSdkBuildError as exc:
+            pytest.fail(str(exc))
+    return AI_SDK_CACHE
 
 
 def run_node(

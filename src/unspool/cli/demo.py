@@ -58,13 +58,23 @@ def demo_registry() -> ActionValidator | None:
     return registry
 
 
-def _serve_web(host: str, port: int, speed: float) -> None:
+def _serve_web(host: str, port: int, speed: float, build_ai_sdk: bool) -> None:
     try:
         from unspool.cli.web_demo import serve
+        from unspool.web import ai_sdk_build
     except ImportError as exc:
         raise click.UsageError(
             f"--web needs the web extra: pip install 'unspool[web]' ({exc})"
         ) from None
+    folder = ai_sdk_build.ai_sdk_dir()
+    if build_ai_sdk and ai_sdk_build.built_ai_sdk(folder) is None:
+        click.echo(f"unspool demo: building the AI SDK client into {folder} ...", err=True)
+        try:
+            ai_sdk_build.build_ai_sdk(folder)
+        except ai_sdk_build.AiSdkBuildError as exc:
+            raise click.ClickException(str(exc)) from None
+    if ai_sdk_build.built_ai_sdk(folder) is None:
+        click.echo(f"note: {ai_sdk_build.build_help(folder)}", err=True)
     click.echo(f"unspool demo: open http://{host}:{port}/ (Ctrl-C to stop)", err=True)
     serve(host, port, speed)
 
@@ -85,7 +95,14 @@ def _serve_web(host: str, port: int, speed: float) -> None:
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --web: address.")
 @click.option("--port", type=int, default=8765, show_default=True, help="With --web: port.")
-def demo_command(speed: float, plain: bool, web: bool, host: str, port: int) -> None:
+@click.option(
+    "--build-ai-sdk",
+    is_flag=True,
+    help="With --web: first build the page's AI SDK client (needs node and npm; once).",
+)
+def demo_command(
+    speed: float, plain: bool, web: bool, host: str, port: int, build_ai_sdk: bool
+) -> None:
     """Watch unspool parse two recorded model replies, live (about 5 seconds).
 
     A teacher's reply written as an interleaved JSON array and a shop
@@ -101,15 +118,20 @@ def demo_command(speed: float, plain: bool, web: bool, host: str, port: int) -> 
       unspool demo --speed 3
       unspool demo --plain | less
       unspool demo --web          # then open http://127.0.0.1:8765
+      unspool demo --web --build-ai-sdk
 
     With --web, a local server plays the same replies to a page in your browser:
     the actions run in the page (a spotlight, the whiteboard, a product modal, the
-    cart), and /ai-sdk shows them through the Vercel AI SDK's chat client.
+    cart), and /ai-sdk shows them through the Vercel AI SDK's chat client. That
+    client is built once by --build-ai-sdk (npm ci + esbuild of the pinned `ai`)
+    into ~/.cache/unspool/ai-sdk ($UNSPOOL_AI_SDK_DIR to choose another folder).
 
-    Exit status: 0 ok, 2 usage error.
+    Exit status: 0 ok, 1 the AI SDK client could not be built, 2 usage error.
     """
+    if build_ai_sdk and not web:
+        raise click.UsageError("--build-ai-sdk goes with --web")
     if web:
-        _serve_web(host, port, speed)
+        _serve_web(host, port, speed, build_ai_sdk)
         return
     registry = demo_registry()
 

@@ -2,7 +2,9 @@
 
 The page (``unspool/web/static/``) reads the ``"unspool"`` format with a plain
 ``EventSource``; its switch (on at ``/ai-sdk``) plays the same replies through the Vercel AI
-SDK's own chat client instead, reading the ``"ai-sdk"`` format.
+SDK's own chat client instead, reading the ``"ai-sdk"`` format. That client is built on
+demand (:mod:`unspool.web.ai_sdk_build`, ``unspool demo --web --build-ai-sdk``); while it
+is not, the page disables the switch and says how to build it.
 The server side is what an application would write: a protocol parser per reply, fed
 the recorded chunks at their recorded pace, its events sent with
 :class:`~unspool.web.ResumableStreams` (so a dropped connection resumes) or
@@ -11,7 +13,10 @@ the recorded chunks at their recorded pace, its events sent with
 Routes:
 
 * ``GET /``, ``GET /ai-sdk``: the page; ``/static/...`` its files;
-* ``GET /api/replies``: the replies' names, titles and protocols;
+* ``GET /vendor/ai-sdk-chat.js`` (and its ``.LICENSES.txt``): the built AI SDK client,
+  404 with what to do when it is not built;
+* ``GET /api/replies``: the replies' names, titles and protocols, and ``aiSdk``:
+  ``{"built": bool, "help": str}``;
 * ``POST /api/runs`` (JSON ``{"reply": name}``): starts a reply, answers
   ``{"events": url}``; ``GET`` that url: its events (``Last-Event-ID`` resumes);
 * ``POST /api/chat``: the AI SDK transport's request (``{"reply": name, ...}``), answered
@@ -25,11 +30,12 @@ import asyncio
 import json
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -41,6 +47,7 @@ from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.tags import TagParser
 from unspool.sources.parsers import TextParser
 from unspool.web import EventStreamResponse, ResumableStreams
+from unspool.web.ai_sdk_build import BUNDLE, LICENSES, ai_sdk_dir, build_help, built_ai_sdk
 from unspool.web.static import STATIC_DIR
 
 __all__ = ["create_demo_app", "play_reply"]
@@ -67,10 +74,15 @@ async def play_reply(
         yield event
 
 
-def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette:
-    """The demo's web application; ``speed`` plays the recordings X times faster."""
+def create_demo_app(
+    *, speed: float = 1.0, keepalive: float = 15.0, ai_sdk: Path | None = None
+) -> Starlette:
+    """The demo's web application; ``speed`` plays the recordings X times faster; the AI
+    SDK client is served from the folder ``ai_sdk`` (default: :func:`ai_sdk_dir`) once
+    built there (checked on each request, so a build while it runs is picked up)."""
     if speed <= 0:
         raise ValueError("speed must be > 0")
+    ai_sdk_folder = ai_sdk or ai_sdk_dir()
     replies = {stream.name or f"reply{n + 1}": stream for n, stream in enumerate(demo_streams())}
     registry = demo_registry()
     runs = ResumableStreams(max_streams=100)
@@ -93,7 +105,25 @@ def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette
         listing = [
             {"name": name, "title": s.title, "protocol": s.protocol} for name, s in replies.items()
         ]
-        return JSONResponse({"replies": listing, "validated": registry is not None})
+        built = built_ai_sdk(ai_sdk_folder) is not None
+        help_text = "" if built else build_help(ai_sdk_folder)
+        return JSONResponse(
+            {
+                "replies": listing,
+                "validated": registry is not None,
+                "aiSdk": {"built": built, "help": help_text},
+            }
+        )
+
+    async def vendor(request: Request) -> Response:
+        name = request.path_params["name"]
+        dist = built_ai_sdk(ai_sdk_folder)
+        if name not in (BUNDLE, LICENSES):
+            return PlainTextResponse(f"not found: {name}", 404)
+        if dist is None:
+            return PlainTextResponse(build_help(ai_sdk_folder), 404)
+        media = "text/javascript" if name == BUNDLE else "text/plain"
+        return FileResponse(dist / name, media_type=media, headers={"cache-control": "no-cache"})
 
     async def start_run(request: Request) -> Response:
         stream = reply_named((await body_of(request)).get("reply"))
@@ -133,6 +163,7 @@ def create_demo_app(*, speed: float = 1.0, keepalive: float = 15.0) -> Starlette
         routes=[
             Route("/", page),
             Route("/ai-sdk", page),
+            Route("/vendor/{name}", vendor),
             Route("/api/replies", list_replies),
             Route("/api/runs", start_run, methods=["POST"]),
             Route("/api/runs/{key}/events", run_events),

@@ -12,7 +12,9 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   :class:`ActionComplete`, the only chunk a client executes; an :class:`ActionInvalid`
   is ``tool-input-error`` (the part ends in state ``output-error``, never executable);
 * a dispatcher's :class:`ActionResult` / :class:`ActionFailed`: ``tool-output-available``
-  / ``tool-output-error`` on the same call;
+  / ``tool-output-error`` on the same call, never ``providerExecuted`` (that flag is for the
+  model provider's own tools; ``convertToModelMessages`` would then not send the outcome
+  back as the tool's result), as the AI SDK's ``streamText`` sends the tools it runs;
 * a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
   transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
 * the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``

@@ -1,9 +1,10 @@
 // The "ai-sdk" format, read by the Vercel AI SDK's own chat client: AbstractChat and
-// DefaultChatTransport, the code useChat runs, from the vendored bundle (no build step).
+// DefaultChatTransport, the code useChat runs, built on demand by unspool
+// (`unspool demo --web --build-ai-sdk`) and served at /vendor/ai-sdk-chat.js.
 // The chat keeps the assistant message as parts; each snapshot is drawn into the same
 // ReplyView as the EventSource path, and onToolCall runs the page's action, which the
 // AI SDK calls only for a complete tool input (an invalid one arrives as output-error).
-import { AbstractChat, DefaultChatTransport } from "/static/vendor/ai-sdk-chat.js";
+import { AbstractChat, DefaultChatTransport } from "/vendor/ai-sdk-chat.js";
 
 const ENDINGS = { stop: "complete", length: "truncated", error: "error" };
 

@@ -214,9 +214,25 @@ async function play(name, title) {
   setStatus(`Played ${title} (${client}): ${view.root.dataset.done || "the stream was lost"}.`);
 }
 
-if (location.pathname === "/ai-sdk") {
-  document.querySelector('input[name="client"][value="ai-sdk"]').checked = true;
+// The AI SDK client is built on demand (`unspool demo --web --build-ai-sdk`): until it is,
+// its switch is off and the page says what to do; the "unspool" format needs nothing.
+async function setUpClients() {
+  const fieldset = document.getElementById("client");
+  const aiSdk = fieldset.querySelector('input[value="ai-sdk"]');
+  let state = { built: false, help: "The server did not say whether the AI SDK client is built." };
+  try {
+    state = (await (await fetch("/api/replies")).json()).aiSdk;
+  } catch (error) {
+    state.help += ` (${error})`;
+  }
+  aiSdk.disabled = !state.built;
+  if (state.built && location.pathname === "/ai-sdk") aiSdk.checked = true;
+  const help = document.getElementById("ai-sdk-help");
+  help.textContent = state.help;
+  help.hidden = state.built;
+  fieldset.dataset.aiSdk = state.built ? "built" : "missing";
 }
+setUpClients();
 
 document.getElementById("modal-close").addEventListener("click", () => {
   document.getElementById("product-modal").hidden = true;

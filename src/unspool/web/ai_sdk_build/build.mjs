@@ -1,12 +1,13 @@
 // Builds the demo page's copy of the Vercel AI SDK chat client, from the pinned npm package.
 //
-// The page has no build step and users have no node_modules, so the AI SDK's own
-// AbstractChat and DefaultChatTransport (what useChat wraps) are shipped with unspool as
-// one ES module: src/unspool/web/static/vendor/ai-sdk-chat.js, with the licences of the
-// packages bundled into it beside it. The web tests rebuild both and compare them byte for
-// byte with the committed files, so the copy is exactly this build of the pinned versions.
+// The page has no build step of its own, so the AI SDK's own AbstractChat and
+// DefaultChatTransport (what useChat wraps) are bundled into one ES module,
+// ai-sdk-chat.js, with the licences of the packages bundled into it beside it
+// (ai-sdk-chat.LICENSES.txt). unspool ships only this script and the pinned manifest;
+// `unspool demo --web --build-ai-sdk` runs it (unspool.web.ai_sdk_build) into a per-user
+// cache folder, never into the package or the repository.
 //
-// Usage: node vendor_ai_sdk.mjs OUT_DIR      (run in a folder where `npm ci` installed package.json)
+// Usage: node build.mjs OUT_DIR      (run in a folder where `npm ci` installed package.json)
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
@@ -30,7 +31,7 @@ const result = await esbuild.build({
   write: false,
   banner: {
     js: `/* The Vercel AI SDK's chat client (AbstractChat, DefaultChatTransport) from ai@${version("ai")}, ` +
-      `bundled by tests/web_js/vendor_ai_sdk.mjs with esbuild@${version("esbuild")}. ` +
+      `bundled by unspool/web/ai_sdk_build/build.mjs with esbuild@${version("esbuild")}. ` +
       "Licences: ai-sdk-chat.LICENSES.txt beside this file. */",
   },
 });
