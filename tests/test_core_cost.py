@@ -198,7 +198,7 @@ def test_undecided_inner_quotes_cost_linear_time() -> None:
     _assert_run_linear(lambda n: _chunked("{" + word * (n // len(word)), 8, lenient=True), 50_000)
 
 
-LENIENT_WORST = {
+LENIENT_WORST: dict[str, Callable[[int], str]] = {
     "a long unquoted value": lambda n: '{"a": ' + "word " * (n // 5) + "}",
     "many unquoted tokens": lambda n: "[" + "ab, " * (n // 4) + "]",
     "many near-miss escapes": lambda n: '["' + "\\q\\d\\u00zz" * (n // 10) + '"]',
@@ -208,6 +208,9 @@ LENIENT_WORST = {
     "mistyped closers": lambda n: "[" + '[1} {"a": 2], ' * (n // 16) + "1]",
     "strings before items": lambda n: "[" + '"a" 1 "b" [2] ' * (n // 14) + "]",
     "literals in any case": lambda n: "[" + "TRUE, Null, " * (n // 12) + "1]",
+    "commas in strings": lambda n: '["' + 'a, "b' * (n // 6) + '"]',
+    "closers in strings": lambda n: '["' + "a} b] " * (n // 6) + '"]',
+    "missing closing quotes": lambda n: "{" + '"k": "v, ' * (n // 9) + '"z": 1}',
 }
 
 

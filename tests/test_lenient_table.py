@@ -37,7 +37,7 @@ PL, CC, MC, IQ = "python_literal", "control_char", "missing_comma", "inner_quote
 NN, TR = "nan", "truncated"
 IE, UV, LC, LZ = "invalid_escape", "unquoted_value", "literal_case", "leading_zeros"
 CQ, EL, MV = "curly_quotes", "ellipsis", "missing_value"
-MX, XC = "mismatched_closer", "extra_closer"
+MX, XC, MQ = "mismatched_closer", "extra_closer", "missing_quote"
 
 CASES = [
     # ---------------------------------------------------------------- trailing commas
@@ -216,6 +216,17 @@ CASES = [
     Case("mx-object-typo", '{"a": 2]', {"a": 2}, (MX,)),
     Case("mx-array-typo", "[2, 3}", [2, 3], (MX,)),
     Case("mx-missing-brace-before-next", '[{"i": 1{"i": 2}]', [{"i": 1}, {"i": 2}], (MX, MC)),
+    Case(
+        "mq-before-member",
+        '{"city": "New York, "zip": "10001"}',
+        {"city": "New York", "zip": "10001"},
+        (MQ,),
+    ),
+    Case("mq-before-item", '[\n"abc,\n"def"\n]', ["abc", "def"], (MQ,)),
+    Case("mq-closers-at-the-end", '{"key": ["value]}', {"key": ["value"]}, (MQ,)),
+    Case("mq-closer-then-newline", '["abc]\n', ["abc"], (MQ,)),
+    Case("mq-closers-are-text", '{"code": "f() {}", "b": "]"}', {"code": "f() {}", "b": "]"}, ()),
+    Case("mq-commas-are-text", '["a, b", "a,", ",", 1]', ["a, b", "a,", ",", 1], ()),
     Case("xc-end", '{"a": 1}}', {"a": 1}, (XC,)),
     Case("xc-middle", '[{"a": 1}}, {"b": 2}]', [{"a": 1}, {"b": 2}], (XC,)),
     Case("nk-numeric-keys", '{2: "two", 10: "ten"}', {"2": "two", "10": "ten"}, (UK, UK)),
@@ -402,6 +413,7 @@ PER_KIND = {
     MV: ('{"a": }', {"a": None}, 6),
     MX: ("[1}", [1], 2),
     XC: ("[1]]", [1], 3),
+    MQ: ('{"a": "x, "b": 1}', {"a": "x", "b": 1}, 13),
 }
 
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers_chunking import char_chunks, merge_events, run_chunks, splits
+from hypothesis_profiles import examples
 from unspool.events import Diagnostic, Event, StreamDone, TextDelta
 from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.plain import PlainTextParser
@@ -81,7 +82,7 @@ def _merged(segments: list[Segment]) -> list[Segment]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     parts=st.lists(st.sampled_from(PIECES), max_size=12),
     cuts=st.lists(st.integers(0, 40), max_size=8),

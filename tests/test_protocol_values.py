@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from unspool.core.snapshot import deep_copy
 from unspool.events import ActionArgsDelta, ActionComplete, Event
 from unspool.protocols.args_snapshot import ArgsSnapshots
@@ -160,7 +161,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     args=st.dictionaries(st.text(max_size=4), JSON, max_size=5),
     cuts=st.lists(st.integers(0, 200), max_size=30),

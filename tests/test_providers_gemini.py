@@ -11,6 +11,7 @@ from google import genai
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hypothesis_profiles import examples
 from replay import ReplayServer, Reply, acollect, chunkings, collect
 from replay.gemini_wire import call, chunk, gemini_sse, text, thought
 from unspool.events import (
@@ -344,7 +345,7 @@ def _entries(value: Any, path: str, out: list[tuple[str, Any]]) -> None:
         out.append((path, value))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.dictionaries(_keys, _values, min_size=1, max_size=4), st.integers(1, 4))
 def test_path_writer_rebuilds_any_object_in_document_order(
     value: dict[str, Any], size: int

@@ -84,3 +84,16 @@ def test_build_once_retries_a_build_that_failed(tmp_path: Path) -> None:
         run_support.build_once(tmp_path, "tool", broken)
     folder = run_support.build_once(tmp_path, "tool", lambda f: (f / "ok").touch())
     assert sorted(p.name for p in folder.iterdir()) == [".built", "ok"]
+
+
+def test_every_property_test_takes_its_budget_from_the_profile() -> None:
+    """A literal number given as ``max_examples`` would ignore the profile (slow by default,
+    short in ``long``): budgets are written ``max_examples=examples(150)``."""
+    literal = re.compile(r"max_examples\s*=\s*\d")
+    offenders = [
+        f"{path.name}:{number}"
+        for path in sorted((ROOT / "tests").glob("test_*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if literal.search(line)
+    ]
+    assert offenders == []

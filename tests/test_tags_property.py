@@ -235,7 +235,7 @@ def loose_documents(draw: st.DrawFn, fmt: str) -> str:
     return "".join(parts)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), fmt=st.sampled_from(["action", "tool_call"]))
 def test_lenient_loose_bodies_never_raise_and_match_every_chunking(
     data: st.DataObject, fmt: str

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
+from hypothesis_profiles import examples
 from unspool import TagParser
 from unspool.events import (
     ActionComplete,
@@ -70,7 +71,7 @@ def _data(frames: list[bytes]) -> list[Any]:
     return out
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(replies())
 def test_every_format_keeps_the_streams_meaning(case: tuple[str, list[int], str]) -> None:
     events = _events(*case)

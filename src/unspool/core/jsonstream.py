@@ -43,7 +43,7 @@ from unspool.core.path_events import (
     ValueStart,
 )
 from unspool.core.preamble import PreambleScanner
-from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close
+from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close, missing_quote
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.tokens import (
     MESSAGES,
@@ -448,6 +448,7 @@ class JsonStream:
         k_missing_value = "missing_value" in kinds
         k_closer = "mismatched_closer" in kinds
         k_extra = "extra_closer" in kinds
+        k_mquote = "missing_quote" in kinds
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
             c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
@@ -739,7 +740,50 @@ class JsonStream:
                             sbuf += c
                             i += 1
                             continue
-                        # a quote of the other kind inside a single/double-quoted string
+                        if (c == "]" or c == "}") and k_mquote and not is_key and stack:
+                            # '{"a": ["x]}' then the end: the closers were not text
+                            j = lx.closer_tail(s, i).end()
+                            if j < n or j - i > lx.LOOKAHEAD:
+                                verdict = INNER
+                            elif not eof:
+                                carry = s[i:]
+                                i = n
+                                break
+                            else:
+                                verdict = CLOSE
+                        elif c == "," and k_mquote and not is_key:
+                            verdict = missing_quote(
+                                s, i, bool(stack) and type(stack[-1]) is dict, eof
+                            )
+                        else:
+                            verdict = INNER
+                        if verdict != INNER:
+                            if verdict == UNDECIDED:
+                                carry = s[i:]
+                                i = n
+                                break
+                            if verdict == CLOSE:
+                                _repair(
+                                    repairs,
+                                    evs,
+                                    "missing_quote",
+                                    base + i,
+                                    "closed a string whose closing quote was missing",
+                                )
+                                _set_slot(self, s_cont, s_key, sbuf)
+                                if evs is not None:
+                                    if len(sbuf) > d_start:
+                                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
+                                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
+                                if stack:
+                                    state = _AFTER
+                                else:
+                                    state = _END
+                                    self._complete = True
+                                sbuf = ""
+                                s_cont = None
+                                break
+                        # a comma, or a quote of the other kind inside a single/double-quoted string
                         sbuf += c
                         i += 1
                     if max_tok is not None and len(sbuf) > max_tok:
@@ -1187,7 +1231,7 @@ class JsonStream:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
                                 if (
-                                    not k_inner
+                                    not (k_inner or k_mquote)
                                     or decide_close(
                                         s, j, bool(stack) and type(stack[-1]) is dict, eof
                                     )
@@ -1253,8 +1297,12 @@ class JsonStream:
                         is_key = False
                         quote = c
                         qalt = ""
-                        str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
-                        special = lx.sq_special if c == "'" else lx.dq_special
+                        if c == "'":
+                            str_run, special = lx.sq_run_lenient, lx.sq_special
+                        elif k_mquote:
+                            str_run, special = lx.dq_run_comma, lx.dq_special_comma
+                        else:
+                            str_run, special = lx.dq_run, lx.dq_special
                         sbuf = ""
                         s_pos = base + i
                         d_start = 0

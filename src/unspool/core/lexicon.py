@@ -56,6 +56,13 @@ sq_run_lenient: Final = cast(Run, re.compile(r"[^'\\]*").match)
 """Plain characters of a single-quoted string (lenient mode only)."""
 
 dq_special: Final = re.compile(r'["\\\x00-\x1f]').search
+
+dq_run_comma: Final = cast(Run, re.compile(r'[^"\\\x00-\x1f,\]}]*').match)
+dq_special_comma: Final = re.compile(r'["\\\x00-\x1f,\]}]').search
+"""A lenient string value's runs also stop at a comma or a closer (a missing closing quote)."""
+
+closer_tail: Final = cast(Run, re.compile(r"[\]}\s`]{0,257}").match)
+"""Closers, blanks and fence backticks: what ends a reply whose last string lost its quote."""
 """Anything that ends a run of plain double-quoted string text (None: the chunk is all text)."""
 
 sq_special: Final = re.compile(r"['\\\x00-\x1f]").search
@@ -132,6 +139,7 @@ LENIENT_KINDS: Final = frozenset(
         "missing_value",
         "mismatched_closer",
         "extra_closer",
+        "missing_quote",
     }
 )
 """Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""

@@ -13,7 +13,15 @@ from typing import Final, cast
 
 from unspool.core import lexicon as lx
 
-__all__ = ["CLOSE", "INNER", "INNER_QUOTE_WS", "UNDECIDED", "decide_close", "word_follows"]
+__all__ = [
+    "CLOSE",
+    "INNER",
+    "INNER_QUOTE_WS",
+    "UNDECIDED",
+    "decide_close",
+    "missing_quote",
+    "word_follows",
+]
 
 CLOSE: Final = 1
 INNER: Final = 0
@@ -141,3 +149,28 @@ def word_follows(
     if k3 + 2 >= len(text):
         return CLOSE if eof else UNDECIDED
     return INNER if text[k3 + 1 : k3 + 3] == "//" else CLOSE  # "https://..." is text
+
+
+_MQ_OBJECT: Final = re.compile(r',[ \t\r\n]{0,64}"[^"\\\n]{0,64}"[ \t\r\n]{0,64}:')
+_MQ_ARRAY: Final = re.compile(r',[ \t\r\n]{0,64}"[^"\\\n]{0,64}"[ \t\r\n]{0,64}[,\]]')
+_MQ_PREFIX: Final = re.compile(r',[ \t\r\n]{0,64}(?:"[^"\\\n]{0,64}(?:"[ \t\r\n]{0,64})?)?\Z')
+
+
+def missing_quote(text: str, i: int, in_object: bool, eof: bool = False) -> int:
+    """Lenient mode, at a ``,`` inside a string value: did the string end before it?
+
+    ``CLOSE`` when the comma is followed by the next member (``, "key":``) or item
+    (``, "x",``) whose opening quote would otherwise be an inner quote: the model
+    forgot the closing quote (``{"city": "New York, "zip": "10001"}``).  In valid JSON
+    the first quote after such a comma always closes the string, so this never fires.
+    """
+    m = (_MQ_OBJECT if in_object else _MQ_ARRAY).match(text, i)
+    if m is None:
+        if not eof and _MQ_PREFIX.match(text, i):
+            return UNDECIDED
+        return INNER
+    q = text.index('"', i)
+    verdict = decide_close(text, q + 1, in_object, eof)
+    if verdict == UNDECIDED:
+        return UNDECIDED
+    return CLOSE if verdict == INNER else INNER
