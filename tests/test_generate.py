@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -372,3 +373,37 @@ async def test_consumer_that_stops_early_closes_the_upstream(fresh: ReplayServer
     await events.aclose()  # type: ignore[attr-defined]
     assert await disconnected(fresh)
     assert only_task_left()
+
+
+def sync_stream(server: ReplayServer, sdk: str) -> Any:
+    """A sync SDK stream (or the SDK helper's stream manager) whose server stalls
+    mid-body; the read timeout is 20 s."""
+    if sdk.startswith("openai"):
+        server.play(Reply(stalled_prefix("openai_chat_tools.sse", b'"index":1'), end="stall"))
+        client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0, timeout=20)
+        if sdk == "openai-helper":
+            return client.chat.completions.stream(model="m", messages=MESSAGES)  # type: ignore[arg-type]
+        return client.chat.completions.create(model="m", messages=MESSAGES, stream=True)  # type: ignore[arg-type]
+    server.play(Reply(stalled_prefix("anthropic_tools.sse", b'"partial_json"'), end="stall"))
+    claude_sync = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0, timeout=20)
+    if sdk == "anthropic-helper":
+        return claude_sync.messages.stream(model="m", max_tokens=9, messages=MESSAGES)  # type: ignore[arg-type]
+    return claude_sync.messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic", "openai-helper", "anthropic-helper"])
+def test_abort_ends_a_sync_stream_and_its_worker_thread(fresh: ReplayServer, sdk: str) -> None:
+    # closing a sync SDK stream does not wake the read blocked in generate()'s worker
+    # thread: without the socket shut down, asyncio.run waits for the 20 s read timeout
+    async def run() -> list[Event]:
+        abort = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, abort.set)
+        stream = sync_stream(fresh, sdk)
+        return await acollect(generate(lambda: stream, abort=abort, stream_id="s"))
+
+    started = time.monotonic()
+    events = asyncio.run(run())  # it joins the worker threads before returning
+    assert time.monotonic() - started < 3
+    assert events[-1].reason == "aborted"  # type: ignore[union-attr]
+    assert not [t for t in threading.enumerate() if t.name.startswith("asyncio_")]
+    assert fresh.disconnected.wait(2)

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from replay import collect
 from test_providers_malformed import FUZZ, mutated, values, well_formed
+from unspool.events import Diagnostic, StreamDone
 from unspool.sources.providers.bedrock import from_bedrock
 from unspool.sources.providers.gemini import from_gemini
 from unspool.sources.providers.ollama import from_ollama
@@ -89,3 +91,27 @@ def test_from_bedrock_never_raises_on_any_shape(items: list[Any]) -> None:
 @given(st.lists(mutated(OLLAMA_TEMPLATES) | values, max_size=10))
 def test_from_ollama_never_raises_on_any_shape(items: list[Any]) -> None:
     well_formed(collect(from_ollama(items, stream_id="s")))
+
+
+@pytest.mark.parametrize(
+    ("adapter", "name"),
+    [(from_gemini, "Gemini"), (from_bedrock, "Bedrock"), (from_ollama, "Ollama")],
+)
+def test_bad_payload_report_names_the_provider(adapter: Any, name: str) -> None:
+    # each decoder sets ProviderDecoder.provider; without it the report says "this provider"
+    assert collect(adapter([7], stream_id="s")) == [
+        Diagnostic("bad_event", f"this {name} stream item is not an object", None, "7"),
+        StreamDone("complete", 0, 0, 0),
+    ]
+
+
+def test_unknown_bedrock_event_names_the_provider() -> None:
+    assert collect(from_bedrock([{"surprise": {}}], stream_id="s")) == [
+        Diagnostic(
+            "unknown_event",
+            "Bedrock event of type 'surprise' has no event: ignored",
+            None,
+            "surprise",
+        ),
+        StreamDone("complete", 0, 0, 0),
+    ]

@@ -16,12 +16,16 @@ these events, in the order the model wrote things:
 
 Events are small immutable dataclasses; ``to_dict()`` gives a JSON-safe dict
 whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...),
-whatever the args and results hold (:func:`unspool.jsonsafe.to_jsonable`).
+whatever the args and results hold (:func:`unspool.jsonsafe.to_jsonable`).  Their
+``repr()`` never raises, so they are safe to log: an int too long for ``str()``
+(more than ``sys.get_int_max_str_digits()`` digits) shows as ``<int of N digits>``
+there, and a value whose own ``repr()`` fails as ``<TypeName: repr failed>``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -64,11 +68,56 @@ def new_stream_id(prefix: str = "s") -> str:
     return f"{prefix}-{os.urandom(8).hex()}"
 
 
+def _int_repr(number: int) -> str:
+    """``repr(number)``, or ``<int of N digits>`` past the int-to-str digit limit."""
+    try:
+        return repr(number)
+    except ValueError:
+        size = abs(number)
+        digits = int((size.bit_length() - 1) * math.log10(2)) + 1  # at most one short
+        sign = "-" if number < 0 else ""
+        return f"{sign}<int of {digits + (size >= 10**digits)} digits>"
+
+
+def _walk_repr(value: Any) -> str:
+    """The repr of ``value``, built by walking the containers that hold ints."""
+    kind = type(value)
+    if kind is int:
+        return _int_repr(value)
+    if kind is list:
+        return "[" + ", ".join(map(_walk_repr, value)) + "]"
+    if kind is tuple:
+        return "(" + ", ".join(map(_walk_repr, value)) + ("," if len(value) == 1 else "") + ")"
+    if kind is dict:
+        return "{" + ", ".join(f"{_walk_repr(k)}: {_walk_repr(v)}" for k, v in value.items()) + "}"
+    try:
+        return repr(value)
+    except Exception:
+        return f"<{kind.__qualname__}: repr failed>"
+
+
+def _safe_repr(value: Any) -> str:
+    """``repr(value)`` when it works, else the walked form; never raises."""
+    try:
+        return repr(value)
+    except Exception:
+        try:
+            return _walk_repr(value)
+        except Exception:  # e.g. RecursionError on a very deep value
+            return f"<{type(value).__qualname__}: repr failed>"
+
+
 class _Event:
-    """Mixin: ``type`` tag and ``to_dict()`` for every event."""
+    """Mixin: ``type`` tag, ``to_dict()`` and a ``repr()`` that never raises."""
 
     __slots__ = ()
     type: ClassVar[str]
+
+    def __repr__(self) -> str:
+        """The dataclass repr, with what cannot be shown replaced (module docstring)."""
+        fields = dataclasses.fields(self)  # type: ignore[arg-type]
+        shown = ", ".join(f"{f.name}={_safe_repr(getattr(self, f.name))}" for f in fields)
+        return f"{type(self).__qualname__}({shown})"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict, ``{"type": ..., <fields>}``, converted when called: plain JSON
@@ -81,7 +130,7 @@ class _Event:
         return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class TextDelta(_Event):
     """Text to show the user now; deltas concatenate to the text exactly, each character once."""
 
@@ -89,7 +138,7 @@ class TextDelta(_Event):
     type: ClassVar[str] = "text_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ReasoningDelta(_Event):
     """Text of the model's reasoning channel (``<think>``, Anthropic thinking)."""
 
@@ -97,7 +146,7 @@ class ReasoningDelta(_Event):
     type: ClassVar[str] = "reasoning_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RefusalDelta(_Event):
     """Text of the model's refusal (OpenAI ``refusal``, Anthropic ``stop_reason="refusal"``),
     streamed in order like :class:`TextDelta` so a UI can show it as it arrives.  Anthropic
@@ -107,7 +156,7 @@ class RefusalDelta(_Event):
     type: ClassVar[str] = "refusal_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Citation(_Event):
     """A source the provider attached to the reply (a URL, a document passage).
 
@@ -128,7 +177,7 @@ class Citation(_Event):
     type: ClassVar[str] = "citation"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionStarted(_Event):
     """An action's name is known; arguments may follow.
 
@@ -145,7 +194,7 @@ class ActionStarted(_Event):
     type: ClassVar[str] = "action_started"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionArgsDelta(_Event):
     """The action's arguments so far, for a UI; never a reason to execute.
 
@@ -162,7 +211,7 @@ class ActionArgsDelta(_Event):
     type: ClassVar[str] = "action_args_delta"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionComplete(_Event):
     """The action's closing delimiter was seen and its args parsed (and validated,
     when a schema is registered: then ``args`` is the validated value).
@@ -177,7 +226,7 @@ class ActionComplete(_Event):
     type: ClassVar[str] = "action_complete"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionInvalid(_Event):
     """Replaces :class:`ActionComplete` for an action that must not run.
 
@@ -197,7 +246,7 @@ class ActionInvalid(_Event):
     type: ClassVar[str] = "action_invalid"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionResult(_Event):
     """A dispatcher ran the action's handler; ``result`` is what it returned.
     ``replayed`` is True when the outcome came from the ledger (it ran before)."""
@@ -210,7 +259,7 @@ class ActionResult(_Event):
     type: ClassVar[str] = "action_result"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ActionFailed(_Event):
     """A dispatcher did not get a result: the handler raised (``error_type`` is the
     exception's class name), the action's outcome is unknown after a crash
@@ -226,7 +275,7 @@ class ActionFailed(_Event):
     type: ClassVar[str] = "action_failed"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Diagnostic(_Event):
     """Something was skipped, repaired or ignored: ``kind`` says what, ``pos`` where
     (offset in the decoded stream, when known), ``text`` the input concerned."""
@@ -238,7 +287,7 @@ class Diagnostic(_Event):
     type: ClassVar[str] = "diagnostic"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class StreamError(_Event):
     """The upstream failed mid-stream; every event before this one stands."""
 
@@ -247,7 +296,7 @@ class StreamError(_Event):
     type: ClassVar[str] = "stream_error"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class StreamDone(_Event):
     """Always the last event: why the stream ended, and what it held."""
 

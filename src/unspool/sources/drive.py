@@ -13,7 +13,11 @@ drivers here own the I/O rules shared by every source:
   ``StreamDone("aborted")``; after a cancellation the next ``__anext__`` raises
   :class:`asyncio.CancelledError` again, so the task still ends cancelled;
 * the upstream is closed however the iteration ends (also when the consumer
-  stops early), and no helper task outlives the generator.
+  stops early), and no helper task outlives the generator;
+* a sync upstream is read in a worker thread; on abort or cancellation the socket
+  under it (an SDK stream's httpx response) is shut down before it is closed, so the
+  read blocked in the thread returns at once and the thread ends, instead of after
+  the SDK's read timeout (closing alone does not wake a blocked read).
 """
 
 from __future__ import annotations
@@ -21,7 +25,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Iterator, Sequence
+import socket
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from typing import Any, Protocol, TypeVar
 
 from unspool.events import Event, FinishReason
@@ -36,6 +49,7 @@ __all__ = [
     "close_sync",
     "drive_async",
     "drive_sync",
+    "interrupt_sync",
 ]
 
 T = TypeVar("T")
@@ -146,6 +160,29 @@ def drive_sync(source: Iterable[Any], decoder: Decoder) -> Iterator[Event]:
         close_sync(it, source)
 
 
+def _socket_of(stream: object) -> object:
+    """The socket under a sync SDK stream: its httpx ``response`` (or its raw
+    stream's, for the SDK helpers' streams) keeps httpcore's network stream."""
+    response = getattr(stream, "response", None)
+    if response is None:
+        response = getattr(getattr(stream, "_raw_stream", None), "response", None)
+    extensions = getattr(response, "extensions", None)
+    network = extensions.get("network_stream") if isinstance(extensions, Mapping) else None
+    get_extra_info = getattr(network, "get_extra_info", None)
+    return get_extra_info("socket") if callable(get_extra_info) else None
+
+
+def interrupt_sync(stream: object) -> None:
+    """Shut down the socket under a sync SDK stream, so that a read blocked on it in
+    another thread returns now (an error there, which nobody waits for any more);
+    nothing for a stream without one.  Only for a stream whose response is still
+    being read: a finished connection may be back in the pool, serving another."""
+    with contextlib.suppress(Exception):
+        sock = _socket_of(stream)
+        if isinstance(sock, socket.socket):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class Aborted(Exception):
     """The abort event was set while waiting for the upstream."""
 
@@ -191,8 +228,9 @@ class AbortRace:
             self.waiter = None
 
 
-def _reader(source: Any) -> tuple[Callable[[], Awaitable[Any]], object]:
-    """An async ``step()`` giving the next item or ``_END``, and the iterator to close.
+def _reader(source: Any) -> tuple[Callable[[], Awaitable[Any]], object, bool]:
+    """An async ``step()`` giving the next item or ``_END``, the iterator to close,
+    and whether it is read in a worker thread.
 
     Async iterables are awaited directly; a list or tuple is read inline; any other
     sync iterable (it may block on I/O) is read in a worker thread."""
@@ -205,19 +243,19 @@ def _reader(source: Any) -> tuple[Callable[[], Awaitable[Any]], object]:
             except StopAsyncIteration:
                 return _END
 
-        return step_async, ait
+        return step_async, ait, False
     it = iter(source)
     if isinstance(source, Sequence):
 
         async def step_inline() -> Any:
             return next(it, _END)
 
-        return step_inline, it
+        return step_inline, it, False
 
     async def step_thread() -> Any:
         return await asyncio.to_thread(next, it, _END)
 
-    return step_thread, it
+    return step_thread, it, True
 
 
 async def drive_async(
@@ -229,7 +267,7 @@ async def drive_async(
     """Iterate ``source`` (async, or sync in a worker thread) through ``decoder``.
 
     See the module docstring for the abort, cancellation and error rules."""
-    step, it = _reader(source)
+    step, it, threaded = _reader(source)
     race = AbortRace(abort) if abort is not None else None
     cancelled = False
     closing: list[Event] = []
@@ -238,9 +276,13 @@ async def drive_async(
             try:
                 item = await (step() if race is None else race.read(step))
             except Aborted:
+                if threaded:
+                    interrupt_sync(source)
                 closing = decoder.finish("abort")
                 break
             except asyncio.CancelledError:
+                if threaded:
+                    interrupt_sync(source)
                 cancelled = True
                 closing = decoder.finish("abort")
                 break

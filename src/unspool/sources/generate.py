@@ -22,9 +22,10 @@ Endings, all with ``StreamDone`` last and nothing already yielded taken back:
   the task still ends cancelled, and no helper task is left behind;
 * the call or the upstream raises: ``StreamError``, then ``StreamDone(reason="error")``.
 
-A sync SDK stream is read in a worker thread; it is closed on abort, but the
-thread ends only when its blocking read returns, so prefer async clients when
-prompt cancellation matters.
+A sync SDK stream is read in a worker thread; on abort or cancellation the socket
+under its httpx response is shut down, so the blocked read returns and the thread
+ends at once (a sync stream without one, e.g. a plain generator, ends the thread
+only when its read returns: prefer async clients there).
 """
 
 from __future__ import annotations
