@@ -472,6 +472,8 @@ NOT_REPAIRED = [
     ("[+1]", 1),
     ("[`x`]", 1),  # back-tick quotes
     ("Sure, here it is", 0),  # prose at the root is not a string value
+    ('{"b": "xxxxx" true}', 18),  # a value where a key must be: never swallowed as text
+    ('{"a": "x" 1}', 11),
     ('{"a": True}', -1),  # placeholder: replaced below
 ]
 NOT_REPAIRED = NOT_REPAIRED[:-1]

@@ -86,7 +86,18 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
             return word_follows(text, k2, in_object, True, eof)
         return INNER
     if in_object:
+        if c in lx.NUMBER_START:
+            # '{"a": "x" 1}': a value where a key must come, never text swallowed
+            return _item_follows(text, k, _number(text, k).end(), eof)
         if c in lx.IDENT_START:
+            k2 = _ident(text, k).end()
+            word = text[k:k2].lower()
+            if k2 >= len(text) and not eof and any(w.startswith(word) for w in _LOWER_WORDS):
+                return UNDECIDED
+            if word in _LOWER_WORDS and k2 - k <= INNER_QUOTE_WS:
+                verdict = _item_follows(text, k, k2, eof)
+                if verdict != INNER:
+                    return verdict
             return word_follows(text, k, in_object, False, eof)
         return INNER
     if c in "[{\u2026":
