@@ -1,15 +1,15 @@
-"""JSON lines: every record's dict, the line encoding, detached partial args."""
+"""JSON lines: every record's dict, the line encoding, partial args kept as they were."""
 
 from __future__ import annotations
 
 import io
 import json
 
+from unspool.cli.parsers import make_stream_parser
 from unspool.cli.records import (
     JsonDone,
     JsonLinesWriter,
     SchemaCheck,
-    detach,
     dumps_line,
     record_to_dict,
 )
@@ -92,13 +92,15 @@ def test_writer_writes_and_flushes_each_line() -> None:
     )
 
 
-def test_detach_copies_partial_args_and_keeps_other_events() -> None:
-    tags = ["a"]
-    live: dict[str, object] = {"city": "Pa", "tags": tags}
-    text = TextDelta("x")
-    delta = ActionArgsDelta("s:0", 0, live, '{"city": "Pa')
-    out = detach([text, delta])
-    live["city"] = "Paris"
-    tags.append("b")
-    assert out[0] is text
-    assert out[1] == ActionArgsDelta("s:0", 0, {"city": "Pa", "tags": ["a"]}, '{"city": "Pa')
+def test_records_keep_each_partial_as_it_was_when_emitted() -> None:
+    parser = make_stream_parser("tags", stream_id="s")
+    records = []
+    for chunk in ['<action name="go">{"city": "Pa', 'ris", "tags": ["a"', ', "b"]}</action>']:
+        records += parser.feed(chunk)
+    records += parser.finish()
+    partials = [r.partial for r in records if isinstance(r, ActionArgsDelta)]
+    assert partials == [
+        {"city": "Pa"},
+        {"city": "Paris", "tags": ["a"]},
+        {"city": "Paris", "tags": ["a", "b"]},
+    ]

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, cast
 
 from unspool.cli.inputs import InputError
-from unspool.cli.records import JsonDone, Record, SchemaCheck, detach
+from unspool.cli.records import JsonDone, Record, SchemaCheck
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.events import FinishReason, new_stream_id
@@ -103,16 +103,16 @@ class JsonParser:
 
 
 class _EventParser:
-    """A protocol parser whose events are the records (partial args detached)."""
+    """A protocol parser whose events are the records (events are values: no copy needed)."""
 
     def __init__(self, parser: TextParser) -> None:
         self._parser = parser
 
     def feed(self, chunk: str) -> list[Record]:
-        return detach(self._parser.feed(chunk))
+        return list(self._parser.feed(chunk))
 
     def finish(self, reason: FinishReason | None = None) -> list[Record]:
-        return detach(self._parser.finish(reason))
+        return list(self._parser.finish(reason))
 
 
 def make_stream_parser(

@@ -12,20 +12,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from unspool.core.errors import UNSET
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
-from unspool.core.snapshot import deep_copy
-from unspool.events import ActionArgsDelta, Event
+from unspool.events import Event
 
 __all__ = [
     "JsonDone",
     "JsonLinesWriter",
     "Record",
     "SchemaCheck",
-    "detach",
     "dumps_line",
     "record_to_dict",
 ]
@@ -48,17 +46,6 @@ class SchemaCheck:
 
 
 Record = Event | PathEvent | JsonDone | SchemaCheck
-
-
-def detach(events: list[Event]) -> list[Record]:
-    """``events`` with each ``ActionArgsDelta.partial`` copied: the parser keeps growing
-    the live value, and a line written later must show it as it was at this event."""
-    return [
-        replace(event, partial=deep_copy(event.partial))
-        if isinstance(event, ActionArgsDelta)
-        else event
-        for event in events
-    ]
 
 
 def record_to_dict(record: Record) -> dict[str, Any]:

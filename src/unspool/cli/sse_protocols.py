@@ -11,7 +11,7 @@ no newline) is reported as a ``Diagnostic`` rather than dropped silently.
 
 from __future__ import annotations
 
-from unspool.cli.records import Record, detach
+from unspool.cli.records import Record
 from unspool.events import Diagnostic, FinishReason
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.parsers import ProtocolName
@@ -59,18 +59,17 @@ class ProviderSseParser:
         )
 
     def feed(self, chunk: str) -> list[Record]:
-        """The events of the messages this chunk completed (partial args copied
-        after each message, so each ``ActionArgsDelta`` keeps the args of its moment)."""
+        """The events of the messages this chunk completed."""
         records: list[Record] = []
         for message in self._split.feed(chunk):
-            records += detach(self._decoder.feed(message))
+            records += self._decoder.feed(message)
         return records
 
     def finish(self, reason: FinishReason | None = None) -> list[Record]:
         """End of the body: a cut-off message is reported, then the stream closes."""
         records: list[Record] = []
         for message in self._split.finish():
-            records += detach(self._decoder.feed(message))
+            records += self._decoder.feed(message)
         cut = self._split.incomplete if isinstance(self._split, SSEDecoder) else None
         if cut is not None:
             records.append(
@@ -80,4 +79,4 @@ class ProviderSseParser:
                     text=cut.data,
                 )
             )
-        return records + detach(self._decoder.finish(reason))
+        return records + self._decoder.finish(reason)
