@@ -299,3 +299,15 @@ def test_a_long_finished_document_shows_its_last_lines_and_says_so() -> None:
     ]
     assert shown[-3:] == ["  599", "]", "✓ complete"]
     assert len(shown) == 503
+
+
+def test_plain_view_writes_any_result_as_json_even_a_huge_int() -> None:
+    out = io.StringIO()
+    view = PlainView(out)
+    view.start_session(None, "tags")
+    view.update(
+        [ActionResult("s:0", 0, "add", {"sum": 3}), ActionResult("s:1", 1, "big", 10**5000)]
+    )
+    lines = out.getvalue().splitlines()
+    assert lines[1] == '[action add s:0] result {"sum": 3}'
+    assert lines[2] == f'[action big s:1] result "{"1" + "0" * 5000}"'

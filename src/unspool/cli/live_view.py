@@ -426,7 +426,8 @@ class PlainView:
             why = error_summary(record.errors)
             self._line(f"[action {record.name} {record.id}] invalid ({record.reason}): {why}")
         elif isinstance(record, ActionResult):
-            self._line(f"[action {record.name} {record.id}] result {record.result!r}")
+            result = json.dumps(record.to_dict()["result"], ensure_ascii=False)
+            self._line(f"[action {record.name} {record.id}] result {result}")
         elif isinstance(record, ActionFailed):
             self._line(f"[action {record.name} {record.id}] failed: {record.error}")
         elif isinstance(record, Diagnostic):

@@ -10,6 +10,7 @@ it for good and keep only the open tail live.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -199,7 +200,8 @@ class SessionModel:
 
     def _apply_other(self, record: Record) -> None:
         if isinstance(record, ActionResult):
-            self._note("result", f"{record.name} ({record.id}) returned {record.result!r}")
+            result = json.dumps(record.to_dict()["result"], ensure_ascii=False)
+            self._note("result", f"{record.name} ({record.id}) returned {result}")
         elif isinstance(record, ActionFailed):
             self._note("failed", f"{record.name} ({record.id}) failed: {record.error}")
         elif isinstance(record, Diagnostic):
