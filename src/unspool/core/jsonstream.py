@@ -212,7 +212,8 @@ class JsonStream:
 
     @property
     def complete(self) -> bool:
-        """True once the root value closed on real input."""
+        """True once the root value closed on real input (lenient mode may still read
+        stray closers after it; see :attr:`tail`)."""
         return self._complete
 
     @property
@@ -227,7 +228,8 @@ class JsonStream:
 
     @property
     def tail(self) -> str:
-        """Text that followed the root value (with ``trailing="ignore"``)."""
+        """Text that followed the root value (with ``trailing="ignore"``): from the first
+        character that is not a lenient repair (a stray closer) to the end of the input."""
         if len(self._tail) > 1:
             self._tail[:] = ["".join(self._tail)]
         return self._tail[0] if self._tail else ""
