@@ -549,3 +549,40 @@ def test_missing_comma_before_a_key_or_quote_of_either_kind(
         got = _run(chunks)
         assert_same(got.value, value)
         assert [r.kind for r in got.repairs] == kinds
+
+
+CHUNKING_REGRESSIONS = [
+    # (text, trailing, (complete, tail, value, repair kinds and positions))
+    ('"a"}}</a>', "ignore", (True, "</a>", "a", [("extra_closer", 3), ("extra_closer", 4)])),
+    ('"a"{}</a>', "ignore", (True, "{}</a>", "a", [])),
+    ('", "</a>', "ignore", (True, "</a>", ", ", [])),
+    ('["a, "]', "error", (True, "", ["a, "], [])),
+]
+
+
+def _stream_state(chunks: list[str], trailing: str) -> tuple[Any, ...]:
+    stream = JsonStream(lenient=True, trailing=trailing)
+    for chunk in chunks:
+        stream.feed(chunk)
+    repairs = [(r.kind, r.pos) for r in stream.repairs]
+    return (stream.complete, stream.tail, stream.value, repairs)
+
+
+def test_lenient_decisions_do_not_depend_on_the_chunking() -> None:
+    """A closer after trailing text is trailing text; a comma in a string whose next
+    quote already closes it is text; each decided the same at every split point."""
+    for text, trailing, expected in CHUNKING_REGRESSIONS:
+        for k in range(len(text) + 1):
+            assert _stream_state([text[:k], text[k:]], trailing) == expected, (text, k)
+        assert _stream_state(list(text), trailing) == expected, text
+
+
+def test_a_root_word_that_cannot_be_a_value_is_refused_when_it_ends() -> None:
+    """``nul `` at the root: refused at the blank, not after holding the rest of the
+    line (a tagged body would otherwise read past its close delimiter)."""
+    for text in ("nul x", "tru </a><b>", "Fals\t1"):
+        for k in range(len(text.split()[0]) + 1, len(text) + 1):
+            stream = JsonStream(lenient=True)
+            with pytest.raises(MalformedJSON) as err:
+                stream.feed(text[:k])
+            assert err.value.pos == 0, (text, k)

@@ -328,3 +328,28 @@ def test_cost_is_linear() -> None:
         if ratios[-1] < 8:
             break
     assert min(ratios) < 8, ratios
+
+
+LOOSE_REGRESSIONS = [
+    ('<tool_call>"a"</tool_call><tool_call>"a"}</tool_call>', "tool_call"),
+    ('<action name="a">"a"}}</action>', "action"),
+    ('<action name="a">nul </action><action name="a">\n</action>', "action"),
+    ('<action name="a">", "</action>', "action"),
+    ('<tool_call>"a"{}</tool_call>', "tool_call"),
+]
+
+
+def test_lenient_loose_bodies_agree_at_every_split_point() -> None:
+    """Counterexamples of the property above: a stray closer the core repairs after a
+    complete value, a root word the core held undecided past the close delimiter, a
+    comma held as a possible missing quote, a closer after trailing text.  Each is fed
+    whole, in two pieces at every split point, and one character at a time."""
+    for doc, fmt in LOOSE_REGRESSIONS:
+        whole = TagParser(lenient=True, format=fmt, stream_id="stream")
+        expected = merge_events([*whole.feed(doc), *whole.finish()])
+        chunkings = [[doc[:k], doc[k:]] for k in range(len(doc) + 1)]
+        chunkings.append(list(doc))
+        for chunks in chunkings:
+            parser = TagParser(lenient=True, format=fmt, stream_id="stream")
+            events = [e for chunk in chunks for e in parser.feed(chunk)]
+            assert merge_events([*events, *parser.finish()]) == expected, (doc, chunks)

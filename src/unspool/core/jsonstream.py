@@ -212,7 +212,8 @@ class JsonStream:
 
     @property
     def complete(self) -> bool:
-        """True once the root value closed on real input."""
+        """True once the root value closed on real input (lenient mode may still read
+        stray closers after it; see :attr:`tail`)."""
         return self._complete
 
     @property
@@ -227,7 +228,8 @@ class JsonStream:
 
     @property
     def tail(self) -> str:
-        """Text that followed the root value (with ``trailing="ignore"``)."""
+        """Text that followed the root value (with ``trailing="ignore"``): from the first
+        character that is not a lenient repair (a stray closer) to the end of the input."""
         if len(self._tail) > 1:
             self._tail[:] = ["".join(self._tail)]
         return self._tail[0] if self._tail else ""
@@ -800,7 +802,9 @@ class JsonStream:
                             if c.isalnum() or c in "_$.+-":
                                 # "12abc", "false$": never a silent prefix of one token
                                 raise parse_error("Invalid value: text glued to it", base + i)
-                        if k_extra and c in "]}":
+                        if k_extra and c in "]}" and not tail:
+                            # (once trailing text began, a closer is part of it, as when
+                            # the trailing text arrives in one chunk)
                             _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
                             i += 1
                             continue
@@ -921,6 +925,11 @@ class JsonStream:
                             if i >= n or s[i] == "/":
                                 continue
                             u_word = False
+                            if not stack and ubuf[0] not in "0123456789" and not is_atom(ubuf):
+                                # the word ended without being a literal or number: whatever
+                                # follows, a root token led by a non-digit is refused, so refuse
+                                # it now rather than hold the rest of the line undecided
+                                raise parse_error("Expecting value", u_pos)
                             # "true false", "1 2": a blank ends a literal or number
                             j = i if s[i] in " \t" and is_atom(ubuf) else -1
                         else:

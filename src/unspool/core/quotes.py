@@ -178,7 +178,12 @@ def missing_quote(text: str, i: int, in_object: bool, eof: bool = False) -> int:
     m = (_MQ_OBJECT if in_object else _MQ_ARRAY).match(text, i)
     if m is None:
         if not eof and _MQ_PREFIX.match(text, i):
-            return UNDECIDED
+            # the next member may still arrive; but once the quote after the comma is
+            # known to close the string (``"a, "<`` or ``"a, "}``), the comma is text
+            # whatever follows, as when the whole string is in one chunk
+            q = text.find('"', i)
+            if q < 0 or decide_close(text, q + 1, in_object, eof) != CLOSE:
+                return UNDECIDED
         return INNER
     q = text.index('"', i)
     verdict = decide_close(text, q + 1, in_object, eof)

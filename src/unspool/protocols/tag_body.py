@@ -2,8 +2,9 @@
 
 :class:`BodyScanner` feeds the body to the core :class:`~unspool.core.jsonstream.JsonStream`
 (``trailing="ignore"``), so a close delimiter inside a JSON string is data.
-Once the value is complete, the text after it (``tail``) is scanned for the
-close delimiter; once the JSON is malformed, the rest of the body is scanned
+Once the value is complete and the core has left text after it (``tail``; until
+then lenient mode may still read on, for example to drop a stray closer), that
+text is scanned for the close delimiter; once the JSON is malformed, the rest of the body is scanned
 for it without JSON awareness.  Either way the action ends only at the close
 delimiter: a body that happens to parse does not complete it.
 
@@ -126,10 +127,9 @@ class BodyScanner:
         if not self._scanning:
             piece = text[i:] if i else text
             stream = self._stream
-            unfed = 0  # text after a value that completed inside the piece, not fed
             try:
                 if self._fmt.name_key is not None:
-                    unfed = self._feed_watching(piece)
+                    self._feed_watching(piece)
                 else:
                     stream.feed(piece)
             except MalformedJSON as exc:
@@ -143,10 +143,14 @@ class BodyScanner:
             else:
                 self._fed += len(piece)
                 self._partial = stream.value
-                if not stream.complete:
+                if not stream.tail:
+                    # the value is open, or complete with nothing after it the core has
+                    # refused yet: lenient mode may still read on (a stray closer after the
+                    # value is its repair), so the body goes on feeding it until it
+                    # leaves text in its tail; one feed of the whole body does the same
                     self._take(piece)
                     return -1
-                used = len(piece) - unfed - len(stream.tail)
+                used = len(piece) - len(stream.tail)
                 if used < 0:
                     # the value ended inside text taken at an earlier feed (lenient mode's
                     # lookahead held it): that text, already in the body, follows the value
@@ -181,22 +185,21 @@ class BodyScanner:
                 self._delta.append(text)
             self._size += len(text)
 
-    def _feed_watching(self, text: str) -> int:
+    def _feed_watching(self, text: str) -> None:
         """Feed a body whose arguments are one member (``{"name": …, "arguments": …}``),
         cut so that the arguments' raw text is a run of whole pieces (``_delta`` gets
         them): each character that may open them is a piece of its own until they
         open, and while they are open a piece ends after each character that may close
-        them.  Returns how many characters at the end were not fed because the body's
-        value completed before them (its tail, as one feed would have left it)."""
+        them.  Once the value is complete the rest is fed in one piece."""
         stream = self._stream
         i, n = 0, len(text)
         while i < n:
-            if stream.complete:
-                return n - i
             state = self._args_state
-            if state == _ARGS_DONE:
+            if state == _ARGS_DONE or stream.complete:
+                # once the value is complete the core reads on (a lenient repair such as
+                # a stray closer) or keeps the rest as its tail
                 self._watch(stream.feed_events(text[i:] if i else text))
-                return 0
+                return
             if state == _ARGS_BEFORE:
                 m = _OPENERS.search(text, i)
                 j = n if m is None else m.start() if m.start() > i else i + 1
@@ -208,7 +211,6 @@ class BodyScanner:
             if state != _ARGS_BEFORE or self._args_state != _ARGS_BEFORE:
                 self._delta.append(piece)
             i = j
-        return 0
 
     def _after_value(self, taken: str) -> None:
         """``taken``, the last characters of the body so far, came after the value: note
