@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from core_support import assert_same, chunks_at, detach, one_by_one
+from core_support import assert_same, chunks_at, detach, one_by_one, prefix_violation
 from unspool import JsonStream, MalformedJSON
 from unspool.core.lexicon import LENIENT_KINDS
 from unspool.core.path_events import Repair
@@ -586,3 +586,49 @@ def test_a_root_word_that_cannot_be_a_value_is_refused_when_it_ends() -> None:
             with pytest.raises(MalformedJSON) as err:
                 stream.feed(text[:k])
             assert err.value.pos == 0, (text, k)
+
+
+PROFILE_REGRESSIONS = [
+    # (text, value, repair kinds and positions): found by the long hypothesis profile
+    (
+        '{"":null,"A":{"":null},"0":["",a]}',
+        {"": None, "A": {"": None}, "0": ["", "a"]},
+        [(UV, 31)],
+    ),
+    ('["x", a, b]', ["x", "a", "b"], [(UV, 6), (UV, 9)]),
+    ('["a", New York\n]', ["a", "New York"], [(UV, 6)]),
+    # a quote after the words: prose, as before
+    ('["He said "hi", then left"]', ['He said "hi", then left'], [(IQ, 10), (IQ, 13)]),
+    ('["x", then left, and so on"]', ['x", then left, and so on'], [(IQ, 3)]),
+    ('{"a": "He said "hi", then left"}', {"a": 'He said "hi", then left'}, [(IQ, 15), (IQ, 18)]),
+    # a cut-off ellipsis is dropped like any truncation
+    ("[/**/.", [], [(CM, 1), (TR, 6)]),
+    ("[1, ..", [1], [(TR, 6)]),
+    ('{"a": 1, .', {"a": 1}, [(TR, 10)]),
+]
+
+
+def _regression_state(chunks: Sequence[str | bytes]) -> tuple[Any, ...]:
+    stream = JsonStream(lenient=True)
+    live: list[Any] = []
+    for chunk in chunks:
+        stream.feed(chunk)
+        live.append(detach(stream.value))
+    value = detach(stream.finish())
+    return value, [(r.kind, r.pos) for r in stream.repairs], live
+
+
+@pytest.mark.parametrize(("text", "value", "repairs"), PROFILE_REGRESSIONS)
+def test_profile_regressions_for_every_chunking(
+    text: str, value: Any, repairs: list[tuple[str, int]]
+) -> None:
+    """A word run closed by ``]`` after ``",`` is an unquoted item, not prose; a cut-off
+    ``.`` or ``..`` at the end is dropped; the same at every split point."""
+    chunkings: list[Sequence[str | bytes]] = [[text], list(text), one_by_one(text.encode())]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        got, got_repairs, live = _regression_state(chunks)
+        assert_same(got, value, f"{text!r} {chunks!r}")
+        assert got_repairs == repairs, (text, chunks)
+        for before, after in zip(live, [*live[1:], got], strict=True):
+            assert prefix_violation(before, after) is None, (text, chunks)

@@ -1149,8 +1149,10 @@ class JsonStream:
                     elif c == "." or c == "\u2026":
                         if k_ellipsis:
                             if c == "." and not s.startswith("...", i):
-                                if n - i < 3 and "...".startswith(s[i:]) and not eof:
-                                    carry = s[i:]
+                                if n - i < 3 and "...".startswith(s[i:]):
+                                    # a cut-off "..": held for more, or at the end
+                                    # dropped like any truncation
+                                    carry = "" if eof else s[i:]
                                     i = n
                                     continue
                             else:
@@ -1599,8 +1601,8 @@ class JsonStream:
                             i += 1 if c == "\u2026" else 3
                             state = _AFTER
                             continue
-                        if n - i < 3 and "...".startswith(s[i:]) and not eof:
-                            carry = s[i:]
+                        if n - i < 3 and "...".startswith(s[i:]):
+                            carry = "" if eof else s[i:]  # at the end: dropped, a truncation
                             i = n
                             continue
                     if k_closer and c == "]":

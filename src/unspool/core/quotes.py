@@ -83,7 +83,10 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
             return CLOSE
         if c2 in lx.IDENT_START:
-            return word_follows(text, k2, in_object, True, eof)
+            verdict = word_follows(text, k2, in_object, True, eof)
+            if verdict == INNER and not in_object:
+                return _unquoted_items(text, k2, eof)  # '["", a]': a missing quote's items
+            return verdict
         return INNER
     if in_object:
         if c in lx.NUMBER_START:
@@ -116,6 +119,21 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if word in _LOWER_WORDS:
             return _item_follows(text, k, k2, eof)
     return INNER
+
+
+_items: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\- \t\n\r,]{{0,{_BOUND}}}").match)
+
+
+def _unquoted_items(text: str, k: int, eof: bool) -> int:
+    """Words (and commas) from ``text[k]`` after ``",`` in an array: unquoted items if a
+    closer ends them before any quote (``["", a, b]``), prose otherwise (``"x", then
+    left"``).  Runs past the bound, or ending in anything else, keep the prose reading."""
+    k2 = _items(text, k).end()
+    if k2 - k > INNER_QUOTE_WS:
+        return INNER
+    if k2 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return CLOSE if text[k2] in "]}" else INNER
 
 
 def _item_follows(text: str, k: int, k2: int, eof: bool) -> int:
