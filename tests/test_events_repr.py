@@ -7,6 +7,7 @@ The dataclass repr calls ``repr(int)``, which raises ``ValueError`` past
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 import pytest
@@ -97,7 +98,13 @@ def test_too_deep_to_show_is_named_not_raised() -> None:
     value: Any = [BIG]
     for _ in range(5000):
         value = [value]
-    assert repr(ActionResult("a", 0, "f", value)) == (
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # the default; another test may have raised it
+    try:
+        shown = repr(ActionResult("a", 0, "f", value))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert shown == (
         "ActionResult(id='a', index=0, name='f', result=<list: repr failed>, replayed=False)"
     )
 
