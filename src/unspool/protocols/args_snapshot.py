@@ -34,6 +34,7 @@ other and with the final ``ActionComplete.args``: treat them as read-only.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from operator import is_not
 from typing import Any
 
@@ -86,7 +87,7 @@ class ArgsSnapshots:
             node is not None and not final and (self._total - self._at) * self.REFRESH < self._total
         ):
             return self._last
-        copy, self._root = _snap(live, node)
+        copy, self._root = _snapshot(live, node)
         self._last = copy
         self._at = self._total
         return copy
@@ -97,23 +98,46 @@ def _is_container(value: Any) -> bool:
     return t is dict or t is list
 
 
-def _snap(src: Any, node: _Node | None) -> tuple[Any, _Node]:
+_Snap = Generator[tuple[Any, "_Node | None"], tuple[Any, _Node], tuple[Any, _Node]]
+"""A snapshot in progress: it yields ``(child, node)`` for each child container to
+snapshot and is sent that child's ``(copy, node)``; it returns its own."""
+
+
+def _snapshot(src: Any, node: _Node | None) -> tuple[Any, _Node]:
+    """Snapshot ``src`` (see :func:`_snap`) with an explicit stack instead of recursion:
+    the parser allows values nested 1000 deep, deeper than Python's call stack."""
+    stack = [_snap(src, node)]
+    result: Any = None
+    while True:
+        try:
+            child, kid = stack[-1].send(result)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value  # type: ignore[no-any-return]
+            result = done.value
+        else:
+            stack.append(_snap(child, kid))
+            result = None
+
+
+def _snap(src: Any, node: _Node | None) -> _Snap:
     """Snapshot the container ``src`` given what ``node`` (about the same ``src``) knew."""
     if type(src) is list:
-        return _snap_list(src, node)
-    return _snap_dict(src, node)
+        return (yield from _snap_list(src, node))
+    return (yield from _snap_dict(src, node))
 
 
-def _follow(src: Any, key: Any, old: dict[Any, _Node]) -> tuple[Any, _Node]:
+def _follow(src: Any, key: Any, old: dict[Any, _Node]) -> _Snap:
     """Snapshot the child container ``src[key]``, with its node if it is the same one."""
     child = src[key]
     kid = old.get(key)
     if kid is not None and kid.src is not child:
         kid = None
-    return _snap(child, kid)
+    return (yield child, kid)
 
 
-def _snap_list(src: list[Any], node: _Node | None) -> tuple[Any, _Node]:
+def _snap_list(src: list[Any], node: _Node | None) -> _Snap:
     n = len(src)
     last = src[-1] if n else None
     kids: dict[Any, _Node] = {}
@@ -122,7 +146,7 @@ def _snap_list(src: list[Any], node: _Node | None) -> tuple[Any, _Node]:
         kid = node.kids.get(n - 1)
         if kid is None:
             return node.copy, node
-        copy, kids[n - 1] = _snap(last, kid)
+        copy, kids[n - 1] = yield last, kid
         if copy is kid.copy:
             return node.copy, node
         out = src[:]
@@ -130,21 +154,21 @@ def _snap_list(src: list[Any], node: _Node | None) -> tuple[Any, _Node]:
         return out, _Node(src, node.seen, out, kids)
     out = src[:]  # every item but the last is closed: shared
     if _is_container(last):
-        out[-1], kids[n - 1] = _follow(src, n - 1, {} if node is None else node.kids)
+        out[-1], kids[n - 1] = yield from _follow(src, n - 1, {} if node is None else node.kids)
     return out, _Node(src, (n, last), out, kids)
 
 
-def _snap_dict(src: dict[Any, Any], node: _Node | None) -> tuple[Any, _Node]:
+def _snap_dict(src: dict[Any, Any], node: _Node | None) -> _Snap:
     vals = list(src.values())
     if node is None:
         # new since the last snapshot: any container in it may be the open one
         keys = [k for k, v in src.items() if _is_container(v)]
-        return _dict_copy(src, vals, keys, {})
+        return (yield from _dict_copy(src, vals, keys, {}))
     before = node.seen
     m = len(before)  # an object only grows: its first m keys are the same keys
     if m and vals[m - 1] is before[m - 1] and not any(map(is_not, vals[: m - 1], before)):
         if len(vals) == m:
-            return _same_dict(src, node)
+            return (yield from _same_dict(src, node))
         # new keys only: the open value is among them
         keys = _containers(list(src)[m:], vals[m:])
     elif not m or not any(map(is_not, vals[: m - 1], before)):
@@ -156,7 +180,7 @@ def _snap_dict(src: dict[Any, Any], node: _Node | None) -> tuple[Any, _Node]:
             for i, (k, v) in enumerate(src.items())
             if _is_container(v) and (i >= m or v is not before[i])
         ]
-    return _dict_copy(src, vals, keys, node.kids)
+    return (yield from _dict_copy(src, vals, keys, node.kids))
 
 
 def _containers(keys: list[Any], vals: list[Any]) -> list[Any]:
@@ -164,12 +188,12 @@ def _containers(keys: list[Any], vals: list[Any]) -> list[Any]:
     return [k for k, v in zip(keys, vals, strict=True) if _is_container(v)]
 
 
-def _same_dict(src: dict[Any, Any], node: _Node) -> tuple[Any, _Node]:
+def _same_dict(src: dict[Any, Any], node: _Node) -> _Snap:
     """No value assigned since the last snapshot: follow the same open candidates."""
     kids: dict[Any, _Node] = {}
     copies: dict[Any, Any] = {}
     for key, kid in node.kids.items():
-        copy, kids[key] = _snap(kid.src, kid)
+        copy, kids[key] = yield kid.src, kid
         if copy is not kid.copy:
             copies[key] = copy
     if not copies:
@@ -181,9 +205,9 @@ def _same_dict(src: dict[Any, Any], node: _Node) -> tuple[Any, _Node]:
 
 def _dict_copy(
     src: dict[Any, Any], vals: list[Any], keys: list[Any], old: dict[Any, _Node]
-) -> tuple[Any, _Node]:
+) -> _Snap:
     out = src.copy()  # closed values shared
     kids: dict[Any, _Node] = {}
     for key in keys:
-        out[key], kids[key] = _follow(src, key, old)
+        out[key], kids[key] = yield from _follow(src, key, old)
     return out, _Node(src, vals, out, kids)

@@ -75,8 +75,10 @@ class LeadingThink:
                 rest = lead + len(opener)
                 return out + self._inside(text[rest:], pos + rest)
         if not body or any(o.startswith(low) for o in _OPENERS):
-            self._held, self._held_pos = text, pos  # whitespace, or a tag's prefix
-            return []
+            # whitespace is text whatever follows: only a tag's prefix is held, so a
+            # long run of whitespace is not joined and stripped again on every feed
+            self._held, self._held_pos = body, pos + lead
+            return [("text", text[:lead], pos)] if lead else []
         self._state = _AFTER
         return [("text", text, pos)]
 

@@ -146,7 +146,7 @@ class ToolCallAssembler:
             value = call.parser.feed(text)
         except MalformedJSON as exc:
             call.error = exc
-            return []
+            return self._repairs(call)  # those made before the error, whatever the chunking
         events: list[Event] = self._repairs(call)
         if value is UNSET or call.index is None:
             call.unsent += text
@@ -174,15 +174,17 @@ class ToolCallAssembler:
                     call.provider_id,
                 )
             ]
+        if call.error is None:
+            try:  # the lenient parser may find the text malformed only at its end
+                value = call.parser.finish()
+            except MalformedJSON as exc:
+                call.error = exc
+        events: list[Event] = self._repairs(call)
         if call.error is not None:
             err = call.error
-            return [
-                self.emitter.invalid(
-                    call.index, "malformed_json", ({"message": err.msg, "pos": err.pos},), raw
-                )
-            ]
-        value = call.parser.finish()
-        events: list[Event] = self._repairs(call)
+            errors = ({"message": err.msg, "pos": err.pos},)
+            events.append(self.emitter.invalid(call.index, "malformed_json", errors, raw))
+            return events
         if value is UNSET and not raw.strip():
             value = {}
         elif value is UNSET or (isinstance(value, (dict, list, str)) and not call.parser.complete):

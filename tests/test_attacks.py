@@ -1,0 +1,160 @@
+"""Regression tests for what adversarial inputs found (issue 12): super-linear cost,
+exceptions out of parsers that must never raise, results that depend on the chunking.
+
+Growth guards are in the style of ``test_core_cost.py`` (its ``_best_time``: least
+thread CPU time of a few runs, gc frozen): 4x the input must cost well under 8x the
+time, where a quadratic cause takes ~16x.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from helpers_chunking import char_chunks, merge_events, run_chunks
+from test_core_cost import RATIO_LIMIT, _best_time
+from unspool import (
+    ActionComplete,
+    ActionInvalid,
+    ActionStarted,
+    Diagnostic,
+    InterleavedParser,
+    TagParser,
+    ToolCallAssembler,
+)
+from unspool.events import Event
+
+ITEM = '[{"type":"text","content":"hi"}]'
+
+
+def _assert_linear(make: Callable[[int], Callable[[], Any]], base: int) -> None:
+    t_small = _best_time(make(base))
+    t_large = _best_time(make(4 * base))
+    assert t_large < RATIO_LIMIT * t_small, (
+        f"4x the input took {t_large / t_small:.1f}x the time "
+        f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"
+    )
+
+
+def _in_chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# -- a reply that opens with a long run of whitespace (InterleavedParser's <think> check)
+
+
+def test_leading_whitespace_costs_linear_time() -> None:
+    """The leading-<think> check held the whitespace and joined and stripped it again on
+    every feed: 128 K spaces in 8-character chunks took 14x the time of 32 K."""
+
+    def make(size: int) -> Callable[[], Any]:
+        chunks = _in_chunks(" \n" * (size // 2) + ITEM, 8)
+        return lambda: run_chunks(InterleavedParser(stream_id="s"), chunks)
+
+    _assert_linear(make, 100_000)
+
+
+def test_leading_whitespace_is_the_same_for_every_chunking() -> None:
+    for reply, expected in [
+        (
+            " \n\t" * 3 + "<think>why</think>" + ITEM,
+            [
+                "ReasoningDelta(text='why')",
+                "TextDelta(text='hi')",
+                "StreamDone(reason='complete', actions_complete=0, actions_invalid=0, "
+                "text_chars=2)",
+            ],
+        ),
+        (
+            " \n\t" * 3 + "<thi",
+            [
+                "TextDelta(text=' \\n\\t \\n\\t \\n\\t<thi')",
+                "StreamDone(reason='complete', actions_complete=0, actions_invalid=0, "
+                "text_chars=13)",
+            ],
+        ),
+    ]:
+        for chunks in ([reply], char_chunks(reply), _in_chunks(reply, 4)):
+            events = run_chunks(InterleavedParser(stream_id="s"), chunks)
+            assert [repr(e) for e in merge_events(events)] == expected
+
+
+# -- tool-call arguments (every provider adapter assembles them here)
+
+
+def _tool_call(args: str, chunk: int, *, lenient: bool = False) -> list[Event]:
+    assembler = ToolCallAssembler(stream_id="s", lenient=lenient)
+    events = assembler.start("k", "f", "call_1")
+    for piece in _in_chunks(args, chunk):
+        events += assembler.args_delta("k", piece)
+    return merge_events(events + assembler.end("k") + assembler.finish())
+
+
+def _nesting(value: Any) -> int:
+    """How deep ``[[[...]]]`` is (each level one list holding the next), walked without
+    recursion; -1 when ``value`` is not such a nest."""
+    depth = 0
+    while type(value) is list:
+        depth += 1
+        if not value:
+            return depth
+        if len(value) != 1:
+            return -1
+        value = value[0]
+    return -1
+
+
+def test_tool_call_args_nested_to_the_depth_limit_do_not_overflow() -> None:
+    """Snapshots of the live arguments recursed three frames per level: arguments nested
+    400 deep raised RecursionError out of every adapter and the tag protocol."""
+    depth = 999
+    args = '{"x":' + "[" * depth + "]" * depth + "}"
+    reply = f'<action name="f">{args}</action>'
+    for events in (
+        _tool_call(args, 8),
+        _tool_call(args, len(args)),
+        merge_events(run_chunks(TagParser(stream_id="s"), [reply])),
+        merge_events(run_chunks(TagParser(stream_id="s"), _in_chunks(reply, 8))),
+    ):
+        assert [type(e) for e in events][:2] == [ActionStarted, ActionComplete]
+        done = events[1]
+        assert isinstance(done, ActionComplete)
+        assert (done.name, list(done.args), _nesting(done.args["x"])) == ("f", ["x"], depth)
+
+
+def test_lenient_tool_call_malformed_at_its_end_is_invalid_not_raised() -> None:
+    """The lenient parser finds ``----`` malformed only at the end: ``end()`` raised
+    MalformedJSON out of the adapter instead of reporting the call invalid."""
+    for chunk in (1, 4):
+        assert _tool_call("----", chunk, lenient=True) == [
+            ActionStarted("s:0", 0, "f", action_id="call_1"),
+            ActionInvalid(
+                "s:0",
+                0,
+                "f",
+                "malformed_json",
+                ({"message": "Expecting value", "pos": 0},),
+                "----",
+                action_id="call_1",
+            ),
+        ]
+
+
+def test_repairs_before_a_json_error_are_reported_for_every_chunking() -> None:
+    """A repair made in the feed that then failed was dropped: whole, ``''''`` gave no
+    repair diagnostic; one character at a time, it did."""
+    expected = [
+        ActionStarted("s:0", 0, "f", action_id="call_1"),
+        Diagnostic("repair", "f: read a single-quoted string", pos=0, text="single_quotes"),
+        ActionInvalid(
+            "s:0",
+            0,
+            "f",
+            "malformed_json",
+            ({"message": "Extra data after the JSON value", "pos": 2},),
+            "''''",
+            action_id="call_1",
+        ),
+    ]
+    for chunk in (1, 2, 4):
+        assert _tool_call("''''", chunk, lenient=True) == expected
