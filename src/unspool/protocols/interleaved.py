@@ -65,6 +65,7 @@ ever sent again; ``finish()`` is idempotent.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any, Literal
 
 from unspool.core.errors import MalformedJSON
@@ -341,6 +342,15 @@ class InterleavedParser:
                 self._text(out, lead + seg.text)
 
     def _begin_array(self, start: ArrayStart) -> None:
+        core = JsonStream(events=True, lenient=self._lenient, trailing="ignore", release_items=True)
+        tracker = ItemTracker(self.emitter, self._live, start.pos, partial(self._prefix, start))
+        self._cand = _Candidate(start, core, tracker)
+        self._phase = _ARRAY
+
+    def _prefix(self, start: ArrayStart) -> list[Event]:
+        """Reports of the prose and fence before the array, made once it is confirmed
+        (the held prose is unchanged until then): joining the held prose for every
+        ``[`` that starts a candidate made held prose with many brackets O(n^2)."""
         prefix: list[Event] = []
         if self._held:
             held = "".join(seg.text for seg in self._held)
@@ -363,10 +373,7 @@ class InterleavedParser:
                     start.fence,
                 )
             )
-        core = JsonStream(events=True, lenient=self._lenient, trailing="ignore", release_items=True)
-        tracker = ItemTracker(self.emitter, self._live, start.pos, prefix)
-        self._cand = _Candidate(start, core, tracker)
-        self._phase = _ARRAY
+        return prefix
 
     def _live(self) -> Any:
         return None if self._cand is None else self._cand.core.value

@@ -159,8 +159,9 @@ class ItemTracker:
 
     ``live()`` must return the core's live root (the array), for the live params
     shown in ``ActionArgsDelta``; ``base`` is the stream offset of the ``[``
-    (for the positions of repairs); ``prefix`` are events to put before the
-    first event of the array (reports of a preamble or fence).  After the root
+    (for the positions of repairs); ``prefix()`` gives the events to put before the
+    first event of the array (reports of a preamble or fence), called once when the
+    array is confirmed: a candidate that is rejected never pays for them.  After the root
     closes (``closed``), ``tail_start`` is the offset of the first thing the core
     saw after it (a comment or the tail), so the parser can cut the tail exactly.
     """
@@ -170,6 +171,7 @@ class ItemTracker:
         "_item",
         "_live",
         "_pending",
+        "_prefix",
         "_repairs",
         "base",
         "closed",
@@ -183,12 +185,13 @@ class ItemTracker:
         emitter: ActionEmitter,
         live: Callable[[], Any],
         base: int = 0,
-        prefix: Iterable[Event] = (),
+        prefix: Callable[[], Iterable[Event]] = tuple,
     ) -> None:
         self._emitter = emitter
         self._live = live
         self.base = base
-        self._pending: list[Event] = list(prefix)
+        self._prefix = prefix
+        self._pending: list[Event] = []
         self._repairs: list[Diagnostic] = []
         self._item: _Item | None = None
         self.out: list[Event] = []
@@ -208,6 +211,7 @@ class ItemTracker:
         """The array is the reply: release the held-back events."""
         if not self.confirmed:
             self.confirmed = True
+            self.out.extend(self._prefix())
             self.out.extend(self._pending)
             self._pending.clear()
 
