@@ -14,6 +14,7 @@ from typing import Any
 from helpers_chunking import char_chunks, merge_events, run_chunks
 from test_core_cost import RATIO_LIMIT, _best_time
 from unspool import (
+    ActionArgsDelta,
     ActionComplete,
     ActionInvalid,
     ActionStarted,
@@ -185,3 +186,36 @@ def test_held_prose_is_reported_once_the_array_is_confirmed() -> None:
     for chunks in ([reply], char_chunks(reply), _in_chunks(reply, 3)):
         events = run_chunks(InterleavedParser(stream_id="s", prose="hold"), chunks)
         assert [repr(e) for e in merge_events(events)] == expected
+
+
+def _tool_call_run(args: str, chunk: int) -> Callable[[], Any]:
+    chunks = _in_chunks(args, chunk)
+
+    def run() -> list[Event]:
+        assembler = ToolCallAssembler(stream_id="s")
+        events = assembler.start("k", "f", "call_1")
+        for piece in chunks:
+            events += assembler.args_delta("k", piece)
+        return events + assembler.end("k")
+
+    return run
+
+
+def test_tool_call_text_before_a_value_costs_linear_time() -> None:
+    """Argument text that shows no value yet (whitespace, a number in flight) was kept
+    by ``unsent += text``: 256 K spaces took 13x the time of 64 K."""
+    _assert_linear(lambda size: _tool_call_run(" " * size + "{}", 8), 100_000)
+    _assert_linear(lambda size: _tool_call_run("0." + "1" * size, 8), 100_000)
+
+
+def test_tool_call_root_string_snapshots_are_refreshed_like_containers() -> None:
+    """A root string in flight was a new copy of all of it in every ActionArgsDelta:
+    O(n^2) time and memory (400 K characters in 8-character chunks: 12 s and gigabytes)."""
+    _assert_linear(lambda size: _tool_call_run('"' + "a" * size + '"', 8), 100_000)
+    events = _tool_call_run('"' + "ab" * 50_000 + '"', 8)()
+    partials = [e.partial for e in events if isinstance(e, ActionArgsDelta)]
+    assert len(partials) == 12_501  # one per chunk
+    assert len({id(p) for p in partials}) == 660  # a fresh copy only every 1/128 of growth
+    assert partials[-1] == "ab" * 50_000  # the last one is whole
+    assert all(("ab" * 50_000).startswith(p) for p in partials[::500])
+    assert isinstance(events[-1], ActionInvalid) and events[-1].reason == "bad_params"

@@ -79,6 +79,16 @@ class ArgsSnapshots:
         self._total += grown
         if not _is_container(live):
             self._root = None
+            if type(live) is str and not final:
+                # a root string in flight: each new one is a copy of all of it, so the
+                # same refresh rule keeps the copying linear
+                if (
+                    type(self._last) is str
+                    and (self._total - self._at) * self.REFRESH < self._total
+                ):
+                    return self._last
+                self._last = live
+                self._at = self._total
             return live
         node = self._root
         if node is not None and node.src is not live:

@@ -38,7 +38,7 @@ class _Call:
     provider_id: str | None
     parser: JsonStream
     raw: list[str] = field(default_factory=list)
-    unsent: str = ""  # raw text not yet carried by an ActionArgsDelta
+    unsent: list[str] = field(default_factory=list)  # raw text no ActionArgsDelta carried yet
     snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
     error: MalformedJSON | None = None
     repairs: int = 0
@@ -149,10 +149,14 @@ class ToolCallAssembler:
             return self._repairs(call)  # those made before the error, whatever the chunking
         events: list[Event] = self._repairs(call)
         if value is UNSET or call.index is None:
-            call.unsent += text
+            call.unsent.append(text)  # a list: a long run of such text stays O(n)
             return events
-        delta = call.unsent + text if call.unsent else text
-        call.unsent = ""
+        if call.unsent:
+            call.unsent.append(text)
+            delta = "".join(call.unsent)
+            call.unsent.clear()
+        else:
+            delta = text
         partial = call.snaps.take(value, len(delta), call.parser.complete)
         events.append(self.emitter.args_delta(call.index, partial, delta))
         return events
