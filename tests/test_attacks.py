@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from helpers_chunking import char_chunks, merge_events, run_chunks
 from test_core_cost import RATIO_LIMIT, _best_time
 from unspool import (
@@ -20,8 +22,12 @@ from unspool import (
     ActionStarted,
     Diagnostic,
     InterleavedParser,
+    MalformedJSON,
+    Repair,
     TagParser,
     ToolCallAssembler,
+    loads,
+    loads_with_repairs,
 )
 from unspool.events import Event
 
@@ -219,3 +225,35 @@ def test_tool_call_root_string_snapshots_are_refreshed_like_containers() -> None
     assert partials[-1] == "ab" * 50_000  # the last one is whole
     assert all(("ab" * 50_000).startswith(p) for p in partials[::500])
     assert isinstance(events[-1], ActionInvalid) and events[-1].reason == "bad_params"
+
+
+# -- one-shot parsing of a reply that holds no JSON
+
+
+def test_loads_of_a_long_whitespace_run_costs_linear_time() -> None:
+    """The search for escaped JSON (a regex) tried every position of a whitespace run
+    to its end: loads(" " * 32_000) took 0.8 s, 4x that 16x the time."""
+
+    def make(size: int) -> Callable[[], Any]:
+        text = " \n" * (size // 2)
+
+        def run() -> str:
+            with pytest.raises(MalformedJSON) as caught:
+                loads(text)
+            return str(caught.value)
+
+        return run
+
+    assert make(10)() == "No JSON value found at position 10"
+    _assert_linear(make, 100_000)
+
+
+def test_escaped_json_is_found_after_whitespace_and_brackets() -> None:
+    assert loads_with_repairs('note:  [{\\"a\\": 1}]') == (
+        [{"a": 1}],
+        [Repair("escaped_json", 7, "read JSON escaped as a string's content")],
+    )
+    assert loads_with_repairs('x[  \\"a\\"') == (
+        "a",
+        [Repair("escaped_json", 3, "read JSON escaped as a string's content")],
+    )

@@ -160,10 +160,9 @@ def _escaped_pass(
 ) -> tuple[Any, list[Repair]] | None:
     """'{\\"key\\": \\"value\\"}': JSON written as the inside of a JSON string, read
     with one level of escapes undone (None when that is not it)."""
-    escaped = _ESCAPED.search(text)
-    if escaped is None or not _allows(lenient, "escaped_json"):
+    start = _escaped_start(text)
+    if start is None or not _allows(lenient, "escaped_json"):
         return None
-    start = escaped.start()
     inner = _UNESCAPE.sub(r"\1", text[start:])
     try:
         value, repairs = _lenient_pass(inner, allow, lenient, options)
@@ -175,8 +174,31 @@ def _escaped_pass(
     return value, found + [Repair(r.kind, start, r.message) for r in repairs]
 
 
-_ESCAPED = re.compile(r'(?:^|(?<=\s))[\[{]*\s*\\"')
-"""Where a reply written as escaped JSON starts: its first container and quote."""
+def _escaped_start(text: str) -> int | None:
+    r"""Where a reply written as escaped JSON starts: the first place at the start of
+    the text or after whitespace where brackets, whitespace and ``\\"`` follow.
+
+    (The regex ``(?:^|(?<=\s))[\[{]*\s*\\"`` says the same, but a search with it
+    tries every position of a whitespace run to its end: O(n^2) on a long run.)
+    Each ``\\"`` looks back over the whitespace and the brackets before it; those
+    runs hold no quote, so every character is looked at once or twice.
+    """
+    at = text.find('\\"')
+    while at >= 0:
+        ws = at
+        while ws and text[ws - 1].isspace():
+            ws -= 1
+        brackets = ws
+        while brackets and text[brackets - 1] in "[{":
+            brackets -= 1
+        if brackets == 0 or text[brackets - 1].isspace():
+            return brackets
+        if ws < at:
+            return ws + 1
+        at = text.find('\\"', at + 2)
+    return None
+
+
 _UNESCAPE = re.compile(r'\\(["\\])')
 
 
