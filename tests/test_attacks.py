@@ -8,6 +8,7 @@ time, where a quadratic cause takes ~16x.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,9 @@ from unspool import (
     InterleavedParser,
     MalformedJSON,
     Repair,
+    SSEDecoder,
     TagParser,
+    TextDelta,
     ToolCallAssembler,
     loads,
     loads_with_repairs,
@@ -257,3 +260,37 @@ def test_escaped_json_is_found_after_whitespace_and_brackets() -> None:
         "a",
         [Repair("escaped_json", 3, "read JSON escaped as a string's content")],
     )
+
+
+# -- lone surrogates: JSON's "\ud800" escape decodes to one, UTF-8 cannot encode it
+
+
+def test_web_encoders_write_a_lone_surrogate_as_an_escape() -> None:
+    """Every format raised UnicodeEncodeError (AG-UI: PydanticSerializationError) on a
+    text delta holding a lone surrogate, which a model's JSON escape produces."""
+    from unspool.web import encode_sse
+
+    reply = '[{"type":"text","content":"a\\ud800b"}]'
+    events = run_chunks(InterleavedParser(stream_id="s"), [reply])
+    assert events[0] == TextDelta("a\ud800b")
+    expected = {
+        "unspool": b'data: {"type":"text_delta","text":"a\\ud800b"}\n\n',
+        "ai-sdk": b'data: {"type":"text-delta","id":"text-1","delta":"a\\ud800b"}\n\n',
+        "ag-ui": b'"delta":"a\\ud800b"}\n\n',
+    }
+    for name, frame in expected.items():
+        body = b"".join(encode_sse(events, format=name))
+        assert frame in body, name
+        sent = [line for line in body.split(b"\n") if b"a\\ud800b" in line]
+        assert len(sent) == 1
+        field = "text" if name == "unspool" else "delta"
+        assert json.loads(sent[0].removeprefix(b"data: "))[field] == "a\ud800b"
+
+
+def test_sse_decoder_reads_a_lone_surrogate_in_str_input_for_every_chunking() -> None:
+    """``SSEDecoder.feed(str)`` raised UnicodeEncodeError on a lone surrogate."""
+    body = "data: a\ud800b\n\ndata: c\n\n"
+    for size in (1, 3, len(body)):
+        decoder = SSEDecoder()
+        messages = [m for piece in _in_chunks(body, size) for m in decoder.feed(piece)]
+        assert [m.data for m in messages] == ["a\ufffd\ufffd\ufffdb", "c"]

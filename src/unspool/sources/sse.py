@@ -90,7 +90,9 @@ class SSEDecoder:
         if self.finished:
             raise RuntimeError("feed() after finish()")
         buf = self._buf
-        buf += chunk.encode() if isinstance(chunk, str) else chunk
+        # surrogatepass: a lone surrogate in str input must not raise; its bytes are
+        # invalid UTF-8, which each line decodes as U+FFFD like any other
+        buf += chunk.encode("utf-8", "surrogatepass") if isinstance(chunk, str) else chunk
         if self._check_bom:
             if len(buf) < len(_BOM) and _BOM.startswith(buf):
                 return []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 __all__ = ["KEEP_ALIVE", "comment", "dumps", "frame"]
@@ -33,7 +34,23 @@ def frame(data: str, *, event: str | None = None, id: str | int | None = None) -
         lines.append(f"event: {event}")
     normalized = data.replace("\r\n", "\n").replace("\r", "\n")
     lines.extend(f"data: {line}" for line in normalized.split("\n"))
-    return ("\n".join(lines) + "\n\n").encode("utf-8")
+    text = "\n".join(lines) + "\n\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return escape_surrogates(text).encode("utf-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as a ``\\uXXXX`` escape.
+
+    JSON's ``"\\ud800"`` decodes to a lone surrogate, so a model can put one in any
+    string an event carries; UTF-8 cannot encode it.  Inside the JSON text of a
+    ``data:`` line the escape is what ``JSON.parse`` reads back as the same string."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def comment(text: str) -> bytes:

@@ -44,6 +44,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 from ag_ui.encoder import EventEncoder
+from pydantic_core import PydanticSerializationError
 
 from unspool.events import (
     ActionArgsDelta,
@@ -63,7 +64,7 @@ from unspool.events import (
 )
 from unspool.web.formats.ai_sdk import invalid_text
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
-from unspool.web.sse import dumps
+from unspool.web.sse import dumps, frame
 
 __all__ = ["AgUiEncoder"]
 
@@ -85,7 +86,15 @@ class AgUiEncoder:
         self.done = False
 
     def _frames(self, *events: BaseEvent) -> list[bytes]:
-        return [self.encoder.encode(e).encode("utf-8") for e in events]
+        return [self._frame(e) for e in events]
+
+    def _frame(self, event: BaseEvent) -> bytes:
+        try:
+            return self.encoder.encode(event).encode("utf-8")
+        except PydanticSerializationError:
+            # a lone surrogate (JSON's "\ud800" decodes to one), which pydantic cannot
+            # write: the same JSON, the surrogate escaped
+            return frame(dumps(event.model_dump(mode="json", by_alias=True)))
 
     def open(self) -> list[bytes]:
         return self._frames(RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id))
