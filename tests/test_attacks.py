@@ -31,6 +31,7 @@ from unspool import (
     ToolCallAssembler,
     loads,
     loads_with_repairs,
+    repair,
 )
 from unspool.events import Event
 
@@ -294,3 +295,15 @@ def test_sse_decoder_reads_a_lone_surrogate_in_str_input_for_every_chunking() ->
         decoder = SSEDecoder()
         messages = [m for piece in _in_chunks(body, size) for m in decoder.feed(piece)]
         assert [m.data for m in messages] == ["a\ufffd\ufffd\ufffdb", "c"]
+
+
+def test_repair_writes_values_nested_to_the_depth_limit() -> None:
+    """``json.dumps`` recursed past Python's limit on a value the parser accepts
+    (999 levels): repair raised RecursionError."""
+    depth = 999
+    assert repair("[" * depth + "]" * depth) == "[" * depth + "]" * depth
+    nested = '{"a":' * depth + "NaN" + "}" * depth
+    assert repair(nested) == '{"a": ' * depth + "null" + "}" * depth
+    expected = "".join("{\n" + " " * (i + 1) + '"a": ' for i in range(depth)) + '"\\ud800"'
+    expected += "".join("\n" + " " * i + "}" for i in reversed(range(depth)))
+    assert repair('{"a":' * depth + '"\\ud800"' + "}" * depth, indent=1) == expected

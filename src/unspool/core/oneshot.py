@@ -223,13 +223,53 @@ def repair(
     """
     value = loads(text, allow=allow, lenient=lenient, **core_options)
     try:
-        out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
-    except ValueError:  # a NaN or an infinity somewhere
-        value = _finite(value)
-        out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
-    if _SURROGATE.search(out):
-        out = json.dumps(value, ensure_ascii=True, indent=indent, allow_nan=False)
+        try:
+            out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+        except ValueError:  # a NaN or an infinity somewhere
+            value = _finite(value)
+            out = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+        if _SURROGATE.search(out):
+            out = json.dumps(value, ensure_ascii=True, indent=indent, allow_nan=False)
+    except RecursionError:  # nested deeper than json.dumps can go from here
+        out = _dumps_deep(value, False, indent)
+        if _SURROGATE.search(out):
+            out = _dumps_deep(value, True, indent)
     return out
+
+
+def _dumps_deep(value: Any, ensure_ascii: bool, indent: int | None) -> str:
+    """What :func:`repair` writes with ``json.dumps`` (NaN and infinities as ``null``),
+    written without recursion: the parser accepts values nested 1000 deep, deeper
+    than ``json.dumps`` goes below a caller's frames."""
+    item_sep = ", " if indent is None else ","
+    out: list[str] = []
+    work: list[tuple[bool, Any, int]] = [(False, value, 0)]  # (text to write as is, ...)
+    while work:
+        raw, item, depth = work.pop()
+        kind = type(item)
+        if raw:
+            out.append(item)
+        elif kind is list or kind is dict:
+            if not item:
+                out.append("[]" if kind is list else "{}")
+                continue
+            inner = "" if indent is None else "\n" + " " * (indent * (depth + 1))
+            outer = "" if indent is None else "\n" + " " * (indent * depth)
+            out.append("[" if kind is list else "{")
+            entries = list(item.items()) if kind is dict else [(None, v) for v in item]
+            todo: list[tuple[bool, Any, int]] = [(True, outer + ("]" if kind is list else "}"), 0)]
+            for i in range(len(entries) - 1, -1, -1):  # the stack pops them in order
+                key, child = entries[i]
+                lead = (item_sep if i else "") + inner
+                if kind is dict:
+                    lead += json.dumps(key, ensure_ascii=ensure_ascii) + ": "
+                todo += [(False, child, depth + 1), (True, lead, 0)]
+            work += todo
+        elif kind is float and not math.isfinite(item):
+            out.append("null")
+        else:
+            out.append(json.dumps(item, ensure_ascii=ensure_ascii))
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------- the steps
