@@ -23,8 +23,9 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   reported once; server-run tool blocks (``server_tool_use``, ``mcp_tool_use``,
   their results) are reported once each (``Diagnostic(kind="hosted_tool")``) and
   never run;
-* ``stop_reason="refusal"`` -> ``RefusalDelta("")`` (the API sends no refusal
-  text: the event marks where the model refused); ``"max_tokens"`` (or
+* ``stop_reason="refusal"`` -> ``RefusalDelta`` with the ``explanation`` of its
+  ``stop_details`` (``""`` when the API gives none: the event still marks where the
+  model refused); ``"max_tokens"`` (or
   ``model_context_window_exceeded``) -> open calls ``ActionInvalid(truncated)``
   and ``StreamDone(truncated)``; an ``error`` event -> ``StreamError`` and
   ``StreamDone(error)``.
@@ -128,23 +129,23 @@ class AnthropicDecoder(ProviderDecoder):
             key = ("message_start", index)
             events += self._start(key, block)
             events += self._stop(key)
-        events += self._stop_reason(get(message, "stop_reason"))
+        events += self._stop_reason(get(message, "stop_reason"), get(message, "stop_details"))
         return events
 
     def _message_delta(self, event: Any) -> list[Event]:
         delta = get(event, "delta")
         if not is_record(delta):
             return self.bad("message_delta's delta is not an object", event)
-        return self._stop_reason(get(delta, "stop_reason"))
+        return self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
 
-    def _stop_reason(self, stop: Any) -> list[Event]:
+    def _stop_reason(self, stop: Any, details: Any = None) -> list[Event]:
         if stop is None:
             return []
         if not isinstance(stop, str):
             return self.bad("a stop reason is not a string", stop)
         self.set_reason("length" if stop in _CUT else "stop")
-        if stop == "refusal":
-            return self.merger.refusal("")
+        if stop == "refusal":  # stop_details.explanation says why, when the API gives it
+            return self.merger.refusal(get_str(details, "explanation") or "")
         if stop not in _KNOWN_STOPS:
             return self.merger.note("stop_reason", f"unknown stop reason {stop!r}", stop)
         return []
