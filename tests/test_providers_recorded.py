@@ -16,14 +16,17 @@ import anthropic
 import ollama
 import openai
 import pytest
+from google import genai
 
-from replay import ReplayServer, Reply, collect, pieces_of
+from replay import ReplayServer, Reply, chunkings, collect, pieces_of
+from replay.gemini_wire import gemini_sse
 from replay.ollama_wire import ndjson
 from replay.wire import sse
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
     ActionStarted,
+    Citation,
     Diagnostic,
     Event,
     ReasoningDelta,
@@ -34,6 +37,7 @@ from unspool.events import (
 )
 from unspool.sources.providers import table
 from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
 from unspool.sources.providers.ollama import OllamaDecoder, from_ollama
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
 
@@ -491,3 +495,76 @@ def test_an_id_that_changes_mid_call_continues_the_call() -> None:
     events = fed(OpenAIDecoder(stream_id="s"), drifting)
     done = [(e.name, e.args, e.action_id) for e in events if isinstance(e, ActionComplete)]
     assert done == [("f", {"a": 1}, "call_1")]
+
+
+# ------------------------------------------------------------------ Gemini grounding
+
+ANSWER = ["Spain won Euro 2024, ", "defeating England 2–1 in the final."]
+SEGMENT = {"endIndex": len("".join(ANSWER).encode()), "text": "".join(ANSWER)}
+GROUNDED = [
+    {"candidates": [{"content": {"parts": [{"text": ANSWER[0]}], "role": "model"}, "index": 0}]},
+    {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": ANSWER[1]}], "role": "model"},
+                "finishReason": "STOP",
+                "index": 0,
+                "groundingMetadata": {
+                    "webSearchQueries": ["UEFA Euro 2024 winner"],
+                    "groundingChunks": [
+                        {"web": {"uri": "https://example.org/uefa", "title": "uefa.com"}},
+                        {"web": {"uri": "https://example.org/news", "title": "news.example"}},
+                        {"web": {"uri": "https://example.org/other", "title": "other.example"}},
+                    ],
+                    "groundingSupports": [{"segment": SEGMENT, "groundingChunkIndices": [0, 1]}],
+                },
+            }
+        ],
+        "modelVersion": "gemini-2.5-flash",
+    },
+]
+
+
+def grounding(events: list[Event]) -> list[tuple[Any, ...]]:
+    return [
+        (e.kind, e.url, e.title, e.cited_text, e.start, e.end)
+        for e in events
+        if isinstance(e, Citation)
+    ]
+
+
+EXPECTED_GROUNDING = [
+    ("grounding", "https://example.org/uefa", "uefa.com", "".join(ANSWER), 0, 56),
+    ("grounding", "https://example.org/news", "news.example", "".join(ANSWER), 0, 56),
+    ("grounding", "https://example.org/other", "other.example", None, None, None),
+]
+
+
+def test_gemini_grounding_sources_are_citations_of_their_segment() -> None:
+    metadata = GROUNDED[1]["candidates"][0]["groundingMetadata"]
+    again = {"candidates": [{"content": {"parts": []}, "groundingMetadata": metadata}]}
+    events = fed(GeminiDecoder(stream_id="s"), [*GROUNDED, again])  # repeated: once each
+    assert grounding(events) == EXPECTED_GROUNDING
+    assert not any(isinstance(e, Diagnostic) for e in events)
+    assert events[-1] == StreamDone("complete", text_chars=56)
+
+
+def test_gemini_grounding_through_the_sdk(server: ReplayServer) -> None:
+    server.play(Reply(chunkings(gemini_sse(GROUNDED))["inside-utf8"]))
+    client = genai.Client(api_key="k", http_options={"base_url": server.url})
+    stream = client.models.generate_content_stream(model="gemini-2.5-flash", contents="?")
+    assert grounding(collect(from_gemini(stream, stream_id="s"))) == EXPECTED_GROUNDING
+
+
+def test_grounding_that_names_no_source_is_reported_once() -> None:
+    bare = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "Oui."}]},
+                "finishReason": "STOP",
+                "groundingMetadata": {"webSearchQueries": ["q"]},
+            }
+        ]
+    }
+    events = fed(GeminiDecoder(stream_id="s"), [bare, bare])
+    assert [e.kind for e in events if isinstance(e, Diagnostic)] == ["grounding"]
