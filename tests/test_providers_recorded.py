@@ -568,3 +568,45 @@ def test_grounding_that_names_no_source_is_reported_once() -> None:
     }
     events = fed(GeminiDecoder(stream_id="s"), [bare, bare])
     assert [e.kind for e in events if isinstance(e, Diagnostic)] == ["grounding"]
+
+
+# ------------------------------------------------------------------ Anthropic compaction, fallback
+
+
+def anthropic_message(*blocks: tuple[dict[str, Any], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A streamed message of ``(content block, its deltas)``, ending with ``end_turn``."""
+    events: list[dict[str, Any]] = [REFUSAL[0]]
+    for index, (block, deltas) in enumerate(blocks):
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": "end_turn"}})
+    return [*events, {"type": "message_stop"}]
+
+
+def test_a_compaction_block_is_reported_once_and_a_fallback_names_the_models() -> None:
+    stream = anthropic_message(
+        (
+            {"type": "compaction", "content": None},
+            [{"type": "compaction_delta", "content": "## Résumé"}],
+        ),
+        (
+            {"type": "thinking", "thinking": "", "signature": ""},
+            [{"type": "thinking_delta", "thinking": "Hmm"}],
+        ),
+        (
+            {"type": "fallback", "from": {"model": "claude-big"}, "to": {"model": "claude-small"}},
+            [],
+        ),
+        ({"type": "text", "text": ""}, [{"type": "text_delta", "text": "Voilà."}]),
+    )
+    events = fed(AnthropicDecoder(stream_id="s"), stream)
+    assert [e.kind for e in events if isinstance(e, Diagnostic)] == ["compaction", "fallback"]
+    assert [e for e in events if not isinstance(e, Diagnostic)] == [
+        ReasoningDelta("Hmm"),
+        TextDelta("Voilà."),
+        StreamDone("complete", text_chars=6),
+    ]
+    assert events[2] == Diagnostic(
+        "fallback", "the provider fell back from claude-big to claude-small"
+    )
