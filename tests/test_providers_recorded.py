@@ -610,3 +610,11 @@ def test_a_compaction_block_is_reported_once_and_a_fallback_names_the_models() -
     assert events[2] == Diagnostic(
         "fallback", "the provider fell back from claude-big to claude-small"
     )
+
+
+def test_an_empty_or_null_error_field_is_not_a_failure() -> None:
+    quiet = [chunk({"content": "Hi"}, error=None), chunk({}, "stop", error={})]
+    assert fed(OpenAIDecoder(stream_id="s"), quiet) == [
+        TextDelta("Hi"),
+        StreamDone("complete", text_chars=2),
+    ]

@@ -38,7 +38,7 @@ from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_str, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai_chat import ChatReader
 from unspool.sources.providers.openai_responses import ResponsesReader
@@ -110,7 +110,7 @@ class OpenAIDecoder(ProviderDecoder):
             )
         if kind in _HELPER_EVENTS:
             return []
-        if kind is None and get(event, "error") is not None:  # a compatible server failed
+        if kind is None and plain(get(event, "error")):  # a compatible server failed
             return self._chat.chunk(event)
         if kind is not None and self._responses.handles(kind):
             return self._responses.event(kind, event)

@@ -78,13 +78,13 @@ class ChatReader:
         events += bad
         for entry in filters:
             events += self._filters(get(entry, "content_filter_results"), "prompt")
-        error = get(chunk, "error")
-        self._failing = error is not None
+        error = plain(get(chunk, "error"))
+        self._failing = bool(error)  # an empty or null error object says nothing failed
         choices, bad = d.items(chunk, "choices")
         events += bad
         for choice in choices:
             events += self._choice(choice)
-        if error is not None:
+        if error:
             events += self._error(error)
         return events
 
