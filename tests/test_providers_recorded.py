@@ -618,3 +618,29 @@ def test_an_empty_or_null_error_field_is_not_a_failure() -> None:
         TextDelta("Hi"),
         StreamDone("complete", text_chars=2),
     ]
+
+
+@pytest.mark.parametrize("reason", ["max_tokens", "model_context_window_exceeded"])
+def test_compatible_servers_token_limit_reasons_truncate(reason: str) -> None:
+    cut = [
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "c", "function": {"name": "f", "arguments": '{"a": "x'}}
+                ]
+            }
+        ),
+        chunk({}, reason),
+    ]
+    events = fed(OpenAIDecoder(stream_id="s"), cut)
+    assert kinds(events)[-2:] == ["ActionInvalid", "StreamDone"]
+    assert events[-1] == StreamDone("truncated", actions_invalid=1)
+
+
+def test_deepseek_insufficient_resource_truncates_and_is_reported() -> None:
+    events = fed(
+        OpenAIDecoder(stream_id="s"),
+        [chunk({"content": "Par"}), chunk({}, "insufficient_system_resource")],
+    )
+    assert kinds(events) == ["TextDelta", "Diagnostic", "StreamDone"]
+    assert events[-1] == StreamDone("truncated", text_chars=3)

@@ -11,7 +11,8 @@ Read, in stream order, from each chunk:
   (``{"type": "custom", "custom": {"name", "input"}}``) streams its raw input text as
   the args ``{"input": "..."}``; ``audio`` (its transcript) is reported once;
 * ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
-* ``finish_reason``: ``length`` and ``content_filter`` truncate, ``error`` fails the
+* ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
+  DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
   stream, the others end the open calls (an unknown one is reported);
 * a top-level ``error`` object (OpenAI-compatible servers and routers report a failure
   mid-stream this way, alone or beside ``choices``) -> ``StreamError``;
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
 __all__ = ["ChatReader"]
 
 _NATURAL_END = frozenset({"stop", "tool_calls", "function_call", "end_turn"})
+_CUT = frozenset(
+    {"length", "max_tokens", "model_context_window_exceeded", "insufficient_system_resource"}
+)
+"""Finish reasons of an output cut short (``length``, and what compatible servers say)."""
 _CUSTOM_OPEN = '{"input": "'
 _CUSTOM_CLOSE = '"}'
 
@@ -347,8 +352,10 @@ class ChatReader:
 
     def _finish(self, reason: str) -> list[Event]:
         d = self._d
-        if reason == "length":
+        if reason in _CUT:
             d.set_reason("length")
+            if reason == "insufficient_system_resource":  # DeepSeek stopped the reply
+                return d.merger.note("finish_reason", "the provider ran out of resources", reason)
             return []
         if reason == "content_filter":
             d.set_reason("length")
