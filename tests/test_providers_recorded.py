@@ -25,6 +25,7 @@ from replay.wire import sse
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
+    ActionResult,
     ActionStarted,
     Citation,
     Diagnostic,
@@ -40,6 +41,7 @@ from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
 from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
 from unspool.sources.providers.ollama import OllamaDecoder, from_ollama
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
+from unspool.sources.providers.tool_results import openai_chat_results
 
 MESSAGES: Any = [{"role": "user", "content": "?"}]
 
@@ -644,3 +646,42 @@ def test_deepseek_insufficient_resource_truncates_and_is_reported() -> None:
     )
     assert kinds(events) == ["TextDelta", "Diagnostic", "StreamDone"]
     assert events[-1] == StreamDone("truncated", text_chars=3)
+
+
+# ------------------------------------------------------------------ Gemini's OpenAI-compatible endpoint
+
+GEMINI_COMPAT = [
+    chunk(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "function-call-1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Genève"}'},
+                    "extra_content": {"google": {"thought_signature": "c2lnLTE="}},
+                }
+            ],
+        }
+    ),
+    chunk({}, "tool_calls"),
+]
+
+
+def test_gemini_compat_thought_signature_is_kept_and_sent_back() -> None:
+    events = fed(OpenAIDecoder(stream_id="s"), GEMINI_COMPAT)
+    assert events[0] == ActionStarted(
+        "s:0", 0, "get_weather", "function-call-1", {"thought_signature": "c2lnLTE="}
+    )
+    result = ActionResult("s:0", 0, "get_weather", {"temp": 21})
+    assistant, tool = openai_chat_results([*events, result])
+    assert assistant["tool_calls"] == [
+        {
+            "id": "function-call-1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Genève"}'},
+            "extra_content": {"google": {"thought_signature": "c2lnLTE="}},
+        }
+    ]
+    assert tool == {"role": "tool", "tool_call_id": "function-call-1", "content": '{"temp": 21}'}

@@ -9,7 +9,10 @@ Read, in stream order, from each chunk:
   ``RefusalDelta``; ``tool_calls`` (and the deprecated ``function_call``) to actions;
   ``annotations`` (search models' ``url_citation``) to ``Citation``; a custom tool call
   (``{"type": "custom", "custom": {"name", "input"}}``) streams its raw input text as
-  the args ``{"input": "..."}``; ``audio`` (its transcript) is reported once;
+  the args ``{"input": "..."}``; ``audio`` (its transcript) is reported once; the thought
+  signature Gemini's OpenAI-compatible endpoint attaches to a call
+  (``extra_content.google.thought_signature``) is kept as
+  ``attributes["thought_signature"]``;
 * ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
 * ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
   DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
@@ -206,7 +209,8 @@ class ChatReader:
             custom is not None and get(call, "function") is None
         ):
             return self._custom_call(key, call_id, custom)
-        return self._tool(key, call_id, get(call, "function"))
+        signature = get_str(get(get(call, "extra_content"), "google"), "thought_signature")
+        return self._tool(key, call_id, get(call, "function"), signature)
 
     def _starts(self, call: Any, previous: Hashable) -> bool:
         """Whether an entry with a new id at a used index starts a new call: it names a
@@ -328,7 +332,9 @@ class ChatReader:
                 events += d.bad("a thinking piece has no text", piece)
         return events
 
-    def _tool(self, key: Hashable, call_id: str | None, function: Any) -> list[Event]:
+    def _tool(
+        self, key: Hashable, call_id: str | None, function: Any, signature: str | None = None
+    ) -> list[Event]:
         d = self._d
         merger = d.merger
         if key is None:
@@ -340,7 +346,8 @@ class ChatReader:
         if key not in self._seen:
             self._seen.add(key)
             events += self._end_previous()
-            events += merger.tool_start(key, get_str(function, "name"), call_id)
+            attributes = {"thought_signature": signature} if signature else None
+            events += merger.tool_start(key, get_str(function, "name"), call_id, attributes)
         arguments = get(function, "arguments")
         if isinstance(arguments, Mapping):  # some servers send the arguments as an object
             arguments = json.dumps(arguments, ensure_ascii=False)
