@@ -109,6 +109,9 @@ _QUIET = frozenset(
         "response.shell_call_command.added",
         "response.shell_call_command.delta",
         "response.shell_call_command.done",
+        # an apply_patch call's diff as it streams: its action arrives whole when it is done
+        "response.apply_patch_call_operation_diff.delta",
+        "response.apply_patch_call_operation_diff.done",
     }
 )
 """Events that carry nothing for an event of ours (they repeat or announce what
@@ -248,6 +251,8 @@ class ResponsesReader:
                 events += self._custom_text(key, given)
             return events
         if kind in CLIENT_ITEMS and _client_run(item):
+            if kind == "tool_search_call":
+                return []  # its call_id when added is provisional: it starts when done
             self._seen.add(key)
             return self._d.merger.tool_start(key, CLIENT_ITEMS[kind], _call_id(item))
         if kind in _TEXT_ITEMS:
@@ -296,8 +301,13 @@ class ResponsesReader:
         """A message or reasoning item whose content came only whole, when it was done
         (some compatible servers send no deltas): read like its deltas."""
         d = self._d
-        field = "content" if kind == "message" else "summary"
-        parts, events = d.items(item, field)
+        if kind == "message":
+            parts, events = d.items(item, "content")
+        else:  # a reasoning item: its summary, then its raw reasoning text
+            summary, events = d.items(item, "summary")
+            content, bad = d.items(item, "content")
+            events += bad
+            parts = [*summary, *content]
         for index, part in enumerate(parts):
             what = get_str(part, "type")
             text = get(part, "refusal" if what == "refusal" else "text")

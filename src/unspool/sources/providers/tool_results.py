@@ -198,16 +198,23 @@ def openai_chat_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     turn = read_turn(events)
     assistant: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
     if turn.calls:
-        assistant["tool_calls"] = [
-            {
-                "id": c.call_id,
-                "type": "function",
-                "function": {"name": c.name, "arguments": c.raw_args},
-            }
-            for c in turn.calls
-        ]
+        assistant["tool_calls"] = [_chat_call(c) for c in turn.calls]
     tools = [{"role": "tool", "tool_call_id": c.call_id, "content": c.text} for c in turn.calls]
     return [assistant, *tools]
+
+
+def _chat_call(call: ToolCall) -> dict[str, Any]:
+    """One ``tool_calls`` entry of the assistant message; a thought signature (Gemini's
+    OpenAI-compatible endpoint wants it back) goes back in ``extra_content``."""
+    entry: dict[str, Any] = {
+        "id": call.call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.raw_args},
+    }
+    signature = call.attributes.get("thought_signature")
+    if signature:
+        entry["extra_content"] = {"google": {"thought_signature": signature}}
+    return entry
 
 
 def openai_responses_results(events: Iterable[Event]) -> list[dict[str, Any]]:
