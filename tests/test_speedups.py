@@ -79,8 +79,10 @@ OPTIONS = st.fixed_dictionaries(
         "max_int_digits": st.sampled_from([1, 5, 30, 4300, 10000]),
         "parse_float": st.sampled_from([None, Decimal]),
         "parse_int": st.sampled_from([None, _reject_long, str]),
+        "release_items": st.booleans(),
     },
-)
+).map(lambda options: {**options, "events": True} if options.get("release_items") else options)
+"""Options of both machines (``release_items`` needs ``events``: it brings them along)."""
 
 SNIPPETS = st.sampled_from(
     [
@@ -105,10 +107,16 @@ NARROW_DOCS = st.recursive(
 ).map(lambda value: json.dumps(value, ensure_ascii=False))
 
 
+ITEMS = st.lists(st.one_of(json_docs(unique_keys=False), NARROW_DOCS), max_size=6).map(
+    lambda items: "[" + ",".join(items) + "]"
+)
+"""A root array of documents (the shape ``release_items`` works on)."""
+
+
 @st.composite
 def documents(draw: st.DrawFn) -> str:
     """A JSON document, often with a few random edits."""
-    doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS))
+    doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
     for _ in range(draw(st.integers(0, 3))):
         at = draw(st.integers(0, len(doc)))
         op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
@@ -224,7 +232,8 @@ def test_selection() -> None:
     assert type(make("c", skip_preamble=True)) is JsonStream
     assert type(make("c", max_depth=2**70)) is JsonStream
     assert type(make("c", max_token_chars=-1)) is JsonStream
-    assert not machines.accelerates({"release_items": True})
+    assert type(make("c", events=True, release_items=True)) is not JsonStream
+    assert type(make("c", events=True, release_items=True, lenient=True)) is JsonStream
 
     class Mine(JsonStream):
         pass
@@ -239,7 +248,13 @@ def test_selection() -> None:
 
 
 def test_invalid_options_fail_like_the_reference() -> None:
-    for options in ({"trailing": "sometimes"}, {"max_depth": 0}, {"bogus": 1}):
+    for options in (
+        {"trailing": "sometimes"},
+        {"max_depth": 0},
+        {"bogus": 1},
+        {"release_items": True},
+        {"release_items": True, "events": False},
+    ):
         with pytest.raises((ValueError, TypeError)) as c_err:
             make("c", **options)
         with pytest.raises((ValueError, TypeError)) as py_err:
@@ -303,6 +318,11 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
             for k in range(0, len(text), 3):
                 bad.feed(text[k : k + 3])
             bad.finish()
+    items = make(machine, **options)  # a root array: what release_items lets go of
+    array = "[" + LEAK_DOC + ", " + LEAK_DOC + ', "x", [1, {"y": 2}], 3]'
+    for k in range(0, len(array), 11):
+        items.feed(array[k : k + 11])
+    items.finish()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):
@@ -311,7 +331,10 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
 
 
 @pytest.mark.skipif(SANITIZED, reason="AddressSanitizer's quarantine holds freed memory")
-@pytest.mark.parametrize("options", [{}, {"events": True, "trailing": "ignore"}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"events": True, "trailing": "ignore"}, {"events": True, "release_items": True}],
+)
 def test_a_long_run_of_feeds_keeps_memory_flat(options: dict[str, Any]) -> None:
     for _ in range(50):
         _cycle("c", options)

@@ -1,7 +1,7 @@
 /* The C machine of unspool's JsonStream: the same contract as the pure-Python
  * machine in jsonstream.py, which stays the reference (differential tests hold
  * the two together).  It runs strict JSON (no lenient kinds, no preamble), with
- * or without path events, every limit, str or UTF-8 bytes input.
+ * or without path events and release_items, every limit, str or UTF-8 bytes input.
  *
  * The type is made at run time by make_type(JsonStream, helpers): it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
@@ -57,6 +57,9 @@ typedef struct {
     int ready, dead;
     int glue; /* a root number or literal just ended: a letter right after it is an error */
     int events_on, ignore_trailing, allow_nan;
+    int release; /* release_items: the root array's ended items leave the live value */
+    int r_on;    /* ... and the root is that array (m->root) */
+    Py_ssize_t shift; /* how many of its items were released (paths keep absolute indices) */
     int finished, complete, mode; /* mode: 0 none yet, 1 str, 2 bytes */
     int state;
     Py_ssize_t max_depth, max_tok, max_doc, max_int; /* -1: no limit */
@@ -256,7 +259,9 @@ attach(Machine *m, PyObject *val, PyObject **path)
         return PyDict_SetItem(f->cont, m->key, val);
     }
     if (m->events_on) {
-        PyObject *idx = PyLong_FromSsize_t(PyList_GET_SIZE(f->cont));
+        /* the root array of release_items: its released items still count */
+        Py_ssize_t at = PyList_GET_SIZE(f->cont) + (m->depth == 1 ? m->shift : 0);
+        PyObject *idx = PyLong_FromSsize_t(at);
         if (idx == NULL) return -1;
         *path = tuple_plus(f->path, idx);
         Py_DECREF(idx);
@@ -290,12 +295,34 @@ scalar_done(Machine *m, PyObject *val, PyObject *kind)
     return 0;
 }
 
+/* release_items: drop the root array's first k items (their ValueEnd went out). */
+static int
+release_first(Machine *m, Py_ssize_t k)
+{
+    if (k <= 0) return 0;
+    m->shift += k;
+    return PyList_SetSlice(m->root, 0, k, NULL);
+}
+
+/* release_items at the end of a feed (and of finish()): every item of the root array
+ * has ended but the last one while it is still open (a container, or a string value). */
+static int
+release_ended(Machine *m)
+{
+    if (!m->r_on) return 0;
+    Py_ssize_t len = PyList_GET_SIZE(m->root);
+    int open = m->depth > 1 || (m->state == ST_STRING && !m->is_key);
+    return release_first(m, len - (open && len > 0));
+}
+
 static int
 close_container(Machine *m)
 {
     Frame f = m->stack[--m->depth];
     int rc = 0;
-    if (m->events_on) rc = emit(m, H_ValueEnd, f.path, f.cont, NULL);
+    if (m->depth == 0 && m->r_on) /* every item went out with its ValueEnd */
+        rc = release_first(m, PyList_GET_SIZE(f.cont));
+    if (rc == 0 && m->events_on) rc = emit(m, H_ValueEnd, f.path, f.cont, NULL);
     Py_DECREF(f.cont);
     Py_XDECREF(f.path);
     if (rc < 0) return -1;
@@ -1003,6 +1030,7 @@ run(Machine *m, PyObject *chunk)
                     m->stack = p;
                     m->cap = cap;
                 }
+                if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
                 Frame *f = &m->stack[m->depth++];
                 f->cont = cont;
                 f->path = path;
@@ -1172,6 +1200,7 @@ run(Machine *m, PyObject *chunk)
             }
         }
     }
+    if (release_ended(m) < 0) FAIL;
     Py_DECREF(s);
     return 0;
 
@@ -1187,16 +1216,16 @@ error:
 static int
 end_input(Machine *m)
 {
-    if (m->state == ST_STRING && !m->is_key && m->s_attached)
-        return slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf);
-    if (m->state == ST_NUMBER && ndfa_accepts(m->ndfa)) {
+    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
+        if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) return -1;
+    } else if (m->state == ST_NUMBER && ndfa_accepts(m->ndfa)) {
         PyObject *val = number_value(m, m->nbuf, m->nlen, m->n_pos);
         if (val == NULL) return -1;
         int rc = scalar_done(m, val, K_number);
         Py_DECREF(val);
-        return rc;
+        if (rc < 0) return -1;
     }
-    return 0;
+    return release_ended(m);
 }
 
 /* ------------------------------------------------------------------ failing */
@@ -1657,14 +1686,19 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"events",          "lenient",         "skip_preamble", "trailing",
                              "allow_inf_nan",   "max_depth",       "max_token_chars",
-                             "max_document_chars", "max_int_digits", "parse_float", "parse_int", NULL};
-    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0;
+                             "max_document_chars", "max_int_digits", "parse_float", "parse_int",
+                             "release_items",   NULL};
+    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0, release = 0;
     PyObject *trailing = Py_None, *max_depth = NULL, *max_tok = NULL, *max_doc = NULL, *max_int = NULL;
     PyObject *parse_float = Py_None, *parse_int = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOO:JsonStream", kwlist, &events, &lenient,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOOp:JsonStream", kwlist, &events, &lenient,
                                      &skip_preamble, &trailing, &allow_nan, &max_depth, &max_tok, &max_doc,
-                                     &max_int, &parse_float, &parse_int))
+                                     &max_int, &parse_float, &parse_int, &release))
         return -1;
+    if (release && !events) {
+        PyErr_SetString(PyExc_ValueError, "release_items=True needs events=True (items leave by their ValueEnd)");
+        return -1;
+    }
     if (lenient || skip_preamble) {
         PyErr_SetString(PyExc_ValueError, "the C machine runs strict JSON only");
         return -1;
@@ -1693,6 +1727,7 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
     m_free_buffers(m);
     memset(m, 0, sizeof(Machine));
     m->events_on = events;
+    m->release = release;
     m->ignore_trailing = ignore;
     m->allow_nan = allow_nan;
     m->max_depth = depth;
