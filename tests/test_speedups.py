@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
 from hypothesis_profiles import examples
-from unspool import UNSET, JsonStream, MalformedJSON
+from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
 
 REQUIRED = os.environ.get("UNSPOOL_REQUIRE_SPEEDUPS") == "1"
@@ -318,11 +318,12 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
             for k in range(0, len(text), 3):
                 bad.feed(text[k : k + 3])
             bad.finish()
-    items = make(machine, **options)  # a root array: what release_items lets go of
-    array = "[" + LEAK_DOC + ", " + LEAK_DOC + ', "x", [1, {"y": 2}], 3]'
-    for k in range(0, len(array), 11):
-        items.feed(array[k : k + 11])
-    items.finish()
+    if options.get("release_items"):  # a root array: what release_items lets go of
+        items = make(machine, **options)
+        array = "[" + LEAK_DOC + ", " + LEAK_DOC + ', "x", [1, {"y": 2}], 3]'
+        for k in range(0, len(array), 11):
+            items.feed_events(array[k : k + 11])
+        items.finish_events()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):
@@ -426,3 +427,111 @@ def test_values_hold_no_extra_references(size: int) -> None:
     assert (held, released) == (3, 2)
     assert grown == {"s": "growing"}
     assert UNSET is make("c").value
+
+
+# --------------------------------------------------------------------------- recycled events
+
+RECYCLE_DOC = (
+    '[{"type": "text", "content": "hello, streaming world"}, {"a": [1, 2.5, true, null]}, '
+    '"plain", {"nested": {"deep": ["x", {"y": "z"}]}}, 12345678901234567890, "tail end"]'
+)
+
+
+def _feeds(machine: str, keep: str, size: int) -> tuple[list[Any], list[Any]]:
+    """Events of RECYCLE_DOC fed ``size`` characters at a time: ``keep`` says what the
+    consumer holds on to between feeds (``lists``, single ``events``, or ``nothing``).
+    Returns what was held and, taken as plain data at once, every event."""
+    parser = make(machine, events=True, release_items=True)
+    held: list[Any] = []
+    seen: list[Any] = []
+    chunks = [RECYCLE_DOC[k : k + size] for k in range(0, len(RECYCLE_DOC), size)]
+    for k, chunk in enumerate(chunks):
+        got = parser.feed_events(chunk)
+        seen.append(_plain(got))
+        if keep == "lists" and k % 2 == 0:
+            held.append(got)
+        elif keep == "events" and got:
+            held.append(got[k % len(got)])
+    seen.append(_plain(parser.finish_events()))
+    return held, seen
+
+
+@pytest.mark.parametrize("size", [1, 4, 9])
+@pytest.mark.parametrize("keep", ["lists", "events", "nothing"])
+def test_events_a_consumer_keeps_never_change(keep: str, size: int) -> None:
+    """The C machine reuses an event object (and a list) once the consumer let go of
+    it: what the consumer still holds stays as it was handed over."""
+    held_c, seen_c = _feeds("c", keep, size)
+    held_py, seen_py = _feeds("python", keep, size)
+    assert mismatch(seen_c, seen_py) is None
+    assert mismatch(_plain(held_c), _plain(held_py)) is None
+    assert [type(x) for x in held_c] == [type(x) for x in held_py]
+
+
+def test_a_list_the_consumer_changed_is_safe_to_reuse() -> None:
+    parser = make("c", events=True)
+    mine = ValueStart(("mine",), "string")
+    got = parser.feed_events('{"a": [1, ')
+    got.append(mine)
+    got.append("not an event")
+    got.insert(0, StringDelta((), "x"))
+    del got
+    assert parser.feed_events('"b"]}') == [
+        ValueStart(("a", 1), "string"),
+        StringDelta(("a", 1), "b"),
+        ValueEnd(("a", 1), "b"),
+        ValueEnd(("a",), [1, "b"]),
+        ValueEnd((), {"a": [1, "b"]}),
+    ]
+    assert mine == ValueStart(("mine",), "string")
+    assert parser.finish_events() == []
+
+
+def test_recycled_events_are_tracked_only_when_they_hold_a_container() -> None:
+    parser = make("c", events=True)
+    for chunk in ['[{"k": [1]}, ', '"s", {"d": {}}, ', "2, [], ", '"end"]']:
+        for event in parser.feed_events(chunk):
+            holds_container = isinstance(event[1], (dict, list))
+            assert gc.is_tracked(event) == holds_container, event
+    # a cycle through an event is collected
+    got = parser.take_events()
+    assert got == []
+    cyclic = make("c", events=True)
+    end = cyclic.feed_events('{"x": 1}')[-1]
+    assert type(end) is ValueEnd and gc.is_tracked(end)
+    end.value["me"] = end
+    probe = [end.value]
+    del end, cyclic
+    gc.collect()
+    assert probe[0]["me"].value is probe[0]  # still reachable through the probe
+    probe.clear()
+    gc.collect()
+
+
+class _Reentrant:
+    """A parse_float result whose release feeds the parser that made it."""
+
+    parser: Any = None
+    fed: list[Any] = []  # noqa: RUF012
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __del__(self) -> None:
+        if _Reentrant.parser is not None and not _Reentrant.parser.finished:
+            _Reentrant.fed.append(_Reentrant.parser.feed_events(" "))
+
+
+def test_releasing_a_value_may_feed_the_same_parser() -> None:
+    """recycle() drops the values of the events it takes back, which may run code."""
+    parser = make("c", events=True, release_items=True, parse_float=_Reentrant)
+    _Reentrant.parser = parser
+    _Reentrant.fed.clear()
+    try:
+        for chunk in ["[1.5, ", "2.5, ", "3.5, ", '"x"]']:
+            parser.feed_events(chunk)
+        parser.finish_events()
+    finally:
+        _Reentrant.parser = None
+    assert parser.complete
+    assert len(_Reentrant.fed) >= 2 and all(batch == [] for batch in _Reentrant.fed)

@@ -44,6 +44,9 @@ enum {
     ST_END = 13
 };
 
+#define EV_POOL 64          /* recycled events kept per type */
+#define SPARE_MAX_ITEMS 256 /* a handed-over list is reused when it has room for at most this many */
+
 /* number DFA: the longest prefix that can still grow into a JSON number */
 enum { N_START, N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_EXP, N_ESIGN, N_EDIG, N_STUCK };
 
@@ -65,6 +68,12 @@ typedef struct {
     Py_ssize_t max_depth, max_tok, max_doc, max_int; /* -1: no limit */
     PyObject *parse_float, *parse_int;               /* NULL: float / int */
     PyObject *root, *events, *tail, *repairs, *error, *key, *carry;
+    /* Event recycling (see recycle()): the list the last take() handed over, an empty
+     * list to collect the next events in, and events of the 2-item types whose last
+     * reference came back to us, emptied, by type (ValueStart, StringDelta, ValueEnd). */
+    PyObject *given, *spare;
+    PyObject *pool[3][EV_POOL];
+    int npool[3];
     Py_ssize_t pos;  /* characters sent to the machine */
     Py_ssize_t base; /* stream offset of the current chunk's first character */
     Frame *stack;
@@ -192,14 +201,49 @@ tuple_plus(PyObject *t, PyObject *item)
     return r;
 }
 
+/* Whether the event types are plain tuple subclasses (no __dict__, no __weakref__,
+ * no extra fields), so that emit() may allocate them without the generic allocator's
+ * zeroing and tracking; see make_type(). */
+static int events_plain;
+
+static int
+plain_tuple_type(PyObject *type)
+{
+    PyTypeObject *tp = (PyTypeObject *)type;
+    return PyType_Check(type) && PyType_IsSubtype(tp, &PyTuple_Type) &&
+           tp->tp_basicsize == PyTuple_Type.tp_basicsize && tp->tp_itemsize == PyTuple_Type.tp_itemsize &&
+           tp->tp_dictoffset == 0 && tp->tp_weaklistoffset == 0 &&
+           !PyType_HasFeature(tp, Py_TPFLAGS_MANAGED_DICT) && tp->tp_alloc == PyType_GenericAlloc &&
+           PyType_HasFeature(tp, Py_TPFLAGS_HAVE_GC);
+}
+
+/* The recycling pool of an event type: 0, 1, 2, or -1 for a type not recycled. */
+static int
+pool_of(PyObject *type)
+{
+    return type == H_ValueStart ? 0 : type == H_StringDelta ? 1 : type == H_ValueEnd ? 2 : -1;
+}
+
 /* Append a path event (a NamedTuple of 2 or 3 items) to the events list. */
 static int
 emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
 {
     Py_ssize_t size = c == NULL ? 2 : 3;
     PyTypeObject *tp = (PyTypeObject *)type;
-    PyObject *ev = tp->tp_alloc(tp, size);
-    if (ev == NULL) return -1;
+    PyObject *ev;
+    int pool = c == NULL ? pool_of(type) : -1;
+    if (pool >= 0 && m->npool[pool] > 0) {
+        /* an emptied event of this type that nothing else references (recycle()) */
+        ev = m->pool[pool][--m->npool[pool]];
+    } else if (events_plain) {
+        /* every item is set below, and the event is tracked only when it must be */
+        ev = (PyObject *)PyObject_GC_NewVar(PyTupleObject, tp, size);
+        if (ev == NULL) return -1;
+    } else {
+        ev = tp->tp_alloc(tp, size);
+        if (ev == NULL) return -1;
+        PyObject_GC_UnTrack(ev);
+    }
     Py_INCREF(a);
     PyTuple_SET_ITEM(ev, 0, a);
     Py_INCREF(b);
@@ -208,9 +252,11 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
         Py_INCREF(c);
         PyTuple_SET_ITEM(ev, 2, c);
     }
-    /* An event holding no container cannot be part of a cycle: keep it away from the
-     * garbage collector, which would otherwise walk every event a consumer keeps. */
-    if (!PyDict_Check(b) && !PyList_Check(b)) PyObject_GC_UnTrack(ev);
+    /* The path, the kind and the text are never containers: an event can be part of a
+     * cycle only through a value the collector may track (a dict or list, even empty,
+     * what a parse hook made).  The others stay away from the collector, which would
+     * walk every event kept (the rule CPython applies to tuples). */
+    if (PyObject_IS_GC(b) && !(PyTuple_CheckExact(b) && !PyObject_GC_IsTracked(b))) PyObject_GC_Track(ev);
     int rc = PyList_Append(m->events, ev);
     Py_DECREF(ev);
     return rc;
@@ -1504,14 +1550,63 @@ need_events(Machine *m)
     return m->events;
 }
 
+/* Take back what the consumer let go of since the last take(): when the list handed
+ * over then has no other reference, its events that have none either are emptied and
+ * kept for emit() to fill again (as zip() reuses its result tuple), and the list is
+ * kept to collect the next events in.  Saves an allocation and a deallocation of an
+ * event object, and of a list, per feed.  Nothing else can see an object whose only
+ * reference we hold, so reusing it changes no value anyone holds. */
+static void
+recycle(Machine *m)
+{
+    PyObject *l = m->given;
+    if (l == NULL) return;
+    m->given = NULL;
+    if (Py_REFCNT(l) != 1 || !PyList_CheckExact(l) || !events_plain ||
+        ((PyListObject *)l)->allocated > SPARE_MAX_ITEMS) {
+        Py_DECREF(l);
+        return;
+    }
+    /* l is ours alone: move its items out one by one, from the end */
+    Py_ssize_t n;
+    while ((n = PyList_GET_SIZE(l)) > 0) {
+        PyObject *ev = PyList_GET_ITEM(l, n - 1);
+        Py_SET_SIZE(l, n - 1);
+        int pool = pool_of((PyObject *)Py_TYPE(ev));
+        if (pool < 0 || Py_REFCNT(ev) != 1 || Py_SIZE(ev) != 2 || m->npool[pool] >= EV_POOL) {
+            Py_DECREF(ev);
+            continue;
+        }
+        PyObject *a = PyTuple_GET_ITEM(ev, 0), *b = PyTuple_GET_ITEM(ev, 1);
+        PyTuple_SET_ITEM(ev, 0, NULL);
+        PyTuple_SET_ITEM(ev, 1, NULL);
+        if (PyObject_GC_IsTracked(ev)) PyObject_GC_UnTrack(ev);
+        m->pool[pool][m->npool[pool]++] = ev;
+        /* last: releasing a value may run code (a parse hook's object), which finds the
+         * pool and this parser in a consistent state */
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    }
+    if (m->spare == NULL)
+        m->spare = l;
+    else
+        Py_DECREF(l);
+}
+
 /* Hand the collected events over and start a new list (O(1), no copy). */
 static PyObject *
 take(Machine *m)
 {
-    PyObject *fresh = PyList_New(0);
-    if (fresh == NULL) return NULL;
+    PyObject *fresh = m->spare;
+    m->spare = NULL;
+    if (fresh == NULL && (fresh = PyList_New(0)) == NULL) return NULL;
     PyObject *out = m->events;
     m->events = fresh;
+    /* after the swap: releasing a value may run code that feeds this parser again,
+     * which then collects and takes its own events only */
+    recycle(m);
+    Py_INCREF(out);
+    Py_XSETREF(m->given, out); /* NULL after recycle(), unless such code took events */
     return out;
 }
 
@@ -1644,6 +1739,14 @@ m_clear(Machine *m)
     Py_CLEAR(m->carry);
     Py_CLEAR(m->sbuf);
     Py_CLEAR(m->s_path);
+    Py_CLEAR(m->given);
+    Py_CLEAR(m->spare);
+    for (int t = 0; t < 3; t++) {
+        while (m->npool[t] > 0) {
+            PyObject *ev = m->pool[t][--m->npool[t]];
+            Py_DECREF(ev); /* empty: frees only itself */
+        }
+    }
     while (m->depth > 0) {
         Frame *f = &m->stack[--m->depth];
         Py_CLEAR(f->cont);
@@ -1777,6 +1880,8 @@ js_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->carry);
     Py_VISIT(m->sbuf);
     Py_VISIT(m->s_path);
+    Py_VISIT(m->given);
+    Py_VISIT(m->spare);
     for (Py_ssize_t k = 0; k < m->depth; k++) {
         Py_VISIT(m->stack[k].cont);
         Py_VISIT(m->stack[k].path);
@@ -1871,6 +1976,8 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "ValueStart", &H_ValueStart) < 0 || grab(helpers, "StringDelta", &H_StringDelta) < 0 ||
         grab(helpers, "ValueEnd", &H_ValueEnd) < 0 || grab(helpers, "Skipped", &H_Skipped) < 0)
         return NULL;
+    events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
+                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
     PyTypeObject *bt = (PyTypeObject *)base;
     n_base_slots = 0;
     for (PyMemberDef *md = bt->tp_members; md != NULL && md->name != NULL; md++) {
