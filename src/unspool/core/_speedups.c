@@ -257,6 +257,13 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
      * what a parse hook made).  The others stay away from the collector, which would
      * walk every event kept (the rule CPython applies to tuples). */
     if (PyObject_IS_GC(b) && !(PyTuple_CheckExact(b) && !PyObject_GC_IsTracked(b))) PyObject_GC_Track(ev);
+    PyListObject *l = (PyListObject *)m->events;
+    Py_ssize_t n = Py_SIZE(l);
+    if (n < l->allocated) { /* room left (a reused list has some): the event moves in */
+        PyList_SET_ITEM(l, n, ev);
+        Py_SET_SIZE(l, n + 1);
+        return 0;
+    }
     int rc = PyList_Append(m->events, ev);
     Py_DECREF(ev);
     return rc;
