@@ -535,3 +535,58 @@ def test_releasing_a_value_may_feed_the_same_parser() -> None:
         _Reentrant.parser = None
     assert parser.complete
     assert len(_Reentrant.fed) >= 2 and all(batch == [] for batch in _Reentrant.fed)
+
+
+# --------------------------------------------------------------------------- re-entry
+
+
+def _calling_back(machine: str, call: str) -> tuple[list[Any], Any]:
+    """A parser whose parse_float hook calls the parser itself (and swallows what that
+    raises): what each call raised, and the value the parser made regardless."""
+    raised: list[Any] = []
+    box: list[Any] = []
+
+    def hook(text: str) -> float:
+        parser = box[0]
+        try:
+            if call == "feed":
+                parser.feed('{"a": [[[[')
+            elif call == "finish":
+                parser.finish()
+            else:
+                parser.feed_events("]")
+        except ValueError as err:
+            raised.append(str(err))
+        return float(text)
+
+    parser = make(machine, events=True, parse_float=hook)
+    box.append(parser)
+    parser.feed('[1.5, {"x": 2.5}, 3')
+    parser.feed(".5]")
+    return raised, [parser.finish(), parser.pos, parser.complete, _plain(parser.take_events())]
+
+
+@pytest.mark.parametrize("call", ["feed", "finish", "feed_events"])
+def test_a_parse_hook_cannot_run_the_machine_it_runs_in(call: str) -> None:
+    """As a generator refuses to resume itself: the inner call fails, the outer goes on
+    (on the C machine the inner call would otherwise change the state under the
+    running machine)."""
+    raised, made = _calling_back("c", call)
+    assert raised == ["generator already executing"] * 3
+    assert made[:3] == [[1.5, {"x": 2.5}, 3.5], 22, True]
+    if call == "feed":  # (the reference counts the refused characters in pos)
+        assert _calling_back("python", call)[0] == raised
+
+
+def test_a_parse_hook_cannot_reinitialise_the_running_c_machine() -> None:
+    box: list[Any] = []
+
+    def hook(text: str) -> float:
+        with pytest.raises(ValueError, match="generator already executing"):
+            box[0].__init__()
+        return float(text)
+
+    parser = make("c", parse_float=hook)
+    box.append(parser)
+    assert parser.feed("[1.5, 2.5]") == [1.5, 2.5]
+    assert parser.finish() == [1.5, 2.5]

@@ -58,6 +58,7 @@ typedef struct {
 
 typedef struct {
     int ready, dead;
+    int busy; /* the machine runs (a parse hook, a finalizer may call back into the parser) */
     int glue; /* a root number or literal just ended: a letter right after it is an error */
     int events_on, ignore_trailing, allow_nan;
     int release; /* release_items: the root array's ended items leave the live value */
@@ -1326,8 +1327,20 @@ static int
 run_checked(Machine *m, PyObject *text)
 {
     m->pos += PyUnicode_GET_LENGTH(text);
-    if (run(m, text) < 0) {
-        fail(m, 1);
+    m->busy = 1;
+    int rc = run(m, text);
+    if (rc < 0) fail(m, 1);
+    m->busy = 0;
+    return rc;
+}
+
+/* Refuse to run the machine from inside itself (Python code it calls: a parse hook,
+ * the error helpers, a finalizer the garbage collector runs), as a generator does. */
+static int
+check_idle(Machine *m)
+{
+    if (m->busy) {
+        PyErr_SetString(PyExc_ValueError, "generator already executing");
         return -1;
     }
     return 0;
@@ -1461,13 +1474,13 @@ js_feed(PyObject *self, PyObject *chunk)
 {
     Machine *m = MS(self);
     if (m->mode == 1 && PyUnicode_CheckExact(chunk) && m->max_doc < 0 && m->error == NULL &&
-        !m->finished && !m->dead) {
+        !m->finished && !m->dead && !m->busy) {
         /* the common case, kept short */
         if (run_checked(m, chunk) < 0) return NULL;
         Py_INCREF(m->root);
         return m->root;
     }
-    if (check_ready(m) < 0) return NULL;
+    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -1529,7 +1542,7 @@ static PyObject *
 js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
     Machine *m = MS(self);
-    if (check_ready(m) < 0) return NULL;
+    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -1537,10 +1550,11 @@ js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
     if (!m->finished) {
         m->ulen = 0; /* a character cut off at the end: dropped like any truncation */
         m->finished = 1;
-        if (end_input(m) < 0) {
-            fail(m, 1);
-            return NULL;
-        }
+        m->busy = 1;
+        int rc = end_input(m);
+        if (rc < 0) fail(m, 1);
+        m->busy = 0;
+        if (rc < 0) return NULL;
     }
     Py_INCREF(m->root);
     return m->root;
@@ -1833,6 +1847,7 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     Machine *m = MS(self);
+    if (check_idle(m) < 0) return -1; /* __init__() from inside the running machine */
     m_clear(m);
     m_free_buffers(m);
     memset(m, 0, sizeof(Machine));
