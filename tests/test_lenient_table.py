@@ -632,3 +632,74 @@ def test_profile_regressions_for_every_chunking(
         assert got_repairs == repairs, (text, chunks)
         for before, after in zip(live, [*live[1:], got], strict=True):
             assert prefix_violation(before, after) is None, (text, chunks)
+
+
+HOLDOUT_REGRESSIONS = [
+    # (text, value, repair kinds and positions): wrong values the issue 13 hold-out found
+    # a quote glued to an unquoted word closes it (its opening quote was missing)
+    ('[a","b"]', ["a", "b"], [(UV, 1), (MQ, 2)]),
+    ('[a",b"]', ["a", "b"], [(UV, 1), (MQ, 2), (UV, 4), (MQ, 5)]),
+    ('[abc", 1]', ["abc", 1], [(UV, 1), (MQ, 4)]),
+    ('{"a": abc", "b": 1}', {"a": "abc", "b": 1}, [(UV, 6), (MQ, 9)]),
+    # an array item of one word, then a blank and the next word closed by its quote or
+    # the item's delimiter: a missing comma and quote, not a quote inside the item
+    (
+        '["value1" value2", "value3"]',
+        ["value1", "value2", "value3"],
+        [(MC, 10), (UV, 10), (MQ, 16)],
+    ),
+    (
+        '{"b": ["x" y" ], "c": ["z" w]}',
+        {"b": ["x", "y"], "c": ["z", "w"]},
+        [(MC, 11), (UV, 11), (MQ, 12), (MC, 27), (UV, 27)],
+    ),
+    # ... while an item of several words keeps its quotes as text
+    ('["She said "no" loudly", "x"]', ['She said "no" loudly', "x"], [(IQ, 11), (IQ, 14)]),
+    # "https://" in an unquoted value is text, not a comment
+    ('{"url": https://example.com/a}', {"url": "https://example.com/a"}, [(UV, 8)]),
+    ('{"u": ftp://x.y/z, "b": 1}', {"u": "ftp://x.y/z", "b": 1}, [(UV, 6)]),
+    # a cut-off "-" is dropped whether the blank after it comes in its chunk or the next
+    ("[- ", [], [(TR, 3)]),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "repairs"), HOLDOUT_REGRESSIONS)
+def test_holdout_regressions_for_every_chunking(
+    text: str, value: Any, repairs: list[tuple[str, int]]
+) -> None:
+    chunkings: list[Sequence[str | bytes]] = [[text], list(text), one_by_one(text.encode())]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        got, got_repairs, live = _regression_state(chunks)
+        assert_same(got, value, f"{text!r} {chunks!r}")
+        assert got_repairs == repairs, (text, chunks)
+        for before, after in zip(live, [*live[1:], got], strict=True):
+            assert prefix_violation(before, after) is None, (text, chunks)
+
+
+HOLDOUT_REFUSED = [
+    # (text, error position): any reading would be a guess or a wrong value
+    ('{"key": 1. }', 8),  # an unfinished number before its delimiter: not "1." the string
+    ('{"a": 1e }', 6),
+    ("[2e,", 1),
+    ("[-,", 1),
+    ('{"a": 1_000}', 6),  # grouped digits: a number or a string, either a guess
+    ("[undefined]", 1),  # JavaScript's undefined: neither null nor a string for sure
+    ('"hello" + " world"', 6),  # concatenation: as text the operator joins the value
+    ('"a"+"b"', 2),
+    ("{\"g\": 'hello' +\n 'world'}", 12),
+    ('"hello +\n " world"', 10),
+]
+
+
+@pytest.mark.parametrize(("text", "pos"), HOLDOUT_REFUSED)
+def test_holdout_refusals_for_every_chunking(text: str, pos: int) -> None:
+    chunkings: list[Sequence[str | bytes]] = [[text], list(text)]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        stream = JsonStream(lenient=True)
+        with pytest.raises(MalformedJSON) as info:
+            for chunk in chunks:
+                stream.feed(chunk)
+            stream.finish()
+        assert info.value.pos == pos, (text, chunks)

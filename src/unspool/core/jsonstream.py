@@ -23,6 +23,7 @@ How it stays linear (and fast) in pure Python:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -43,7 +44,15 @@ from unspool.core.path_events import (
     ValueStart,
 )
 from unspool.core.preamble import PreambleScanner
-from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close, missing_quote
+from unspool.core.quotes import (
+    CLOSE,
+    INNER,
+    PLAIN,
+    REFUSE,
+    UNDECIDED,
+    decide_close,
+    missing_quote,
+)
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.tokens import (
     MESSAGES,
@@ -611,13 +620,22 @@ class JsonStream:
                         c = s[i]
                         if c == quote or c in qalt:
                             if (k_inner or qalt) and not is_key:
+                                in_list = bool(stack) and type(stack[-1]) is list
                                 verdict = decide_close(
-                                    s, i + 1, bool(stack) and type(stack[-1]) is dict, eof
+                                    s,
+                                    i + 1,
+                                    bool(stack) and not in_list,
+                                    eof,
+                                    in_list and PLAIN.fullmatch(sbuf) is not None,
                                 )
                                 if verdict == UNDECIDED:
                                     carry = s[i:]
                                     i = n
                                     break
+                                if verdict == REFUSE or (
+                                    verdict == INNER and _CONCAT_TAIL.search(sbuf[-80:])
+                                ):
+                                    raise parse_error("Strings joined by '+'", base + i)
                                 if verdict == INNER:
                                     k = ws_run(s, i + 1).end()
                                     _repair(
@@ -868,6 +886,15 @@ class JsonStream:
                             nbuf = ""
                             state = _UVAL
                             continue
+                        if k_token and not _whole_number(nbuf):
+                            # "01", "1." or "-" at a chunk's end: decided as a token, as
+                            # when the same text arrives in one chunk
+                            ubuf = nbuf
+                            u_pos = n_pos
+                            u_word = True
+                            nbuf = ""
+                            state = _UVAL
+                            continue
                         val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
                         if stack:
@@ -899,9 +926,11 @@ class JsonStream:
                                 carry = "/"
                                 i = n
                                 continue
-                            if (s[i + 1 : i + 2] not in ("/", "*", "") or not k_comment) and not (
-                                eof and i + 1 >= n
-                            ):
+                            if (
+                                s[i + 1 : i + 2] not in ("/", "*", "")
+                                or not k_comment
+                                or ubuf[-1:] == ":"  # "https://...": a URL, not a comment
+                            ) and not (eof and i + 1 >= n):
                                 ubuf += "/"
                                 i += 1
                                 continue
@@ -946,6 +975,7 @@ class JsonStream:
                             if i >= n or s[i] == "/":
                                 continue
                         tok = ubuf.rstrip(" \t")
+                        glued = len(tok) == len(ubuf) and s[i] == '"'
                         ubuf = ""
                         val, kind, tag = token_value(
                             tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
@@ -957,6 +987,17 @@ class JsonStream:
                             raise parse_error("Expecting value", u_pos)
                         if tag:
                             _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                        if glued and kind == "string" and k_mquote:
+                            # '[a", "b"]': the quote glued to the word closes it (its opening
+                            # quote was missing), never opens the next item
+                            _repair(
+                                repairs,
+                                evs,
+                                "missing_quote",
+                                base + i,
+                                "read a string whose opening quote was missing",
+                            )
+                            i += 1
                         if stack:
                             top = stack[-1]
                             if type(top) is list:
@@ -1241,10 +1282,15 @@ class JsonStream:
                             except ValueError:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
+                                in_list = bool(stack) and type(stack[-1]) is list
                                 if (
                                     not (k_inner or k_mquote)
                                     or decide_close(
-                                        s, j, bool(stack) and type(stack[-1]) is dict, eof
+                                        s,
+                                        j,
+                                        bool(stack) and not in_list,
+                                        eof,
+                                        in_list and PLAIN.fullmatch(text) is not None,
                                     )
                                     == CLOSE
                                 ):
@@ -1756,6 +1802,10 @@ def _repair(
 
 _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
 """Characters that never start an unquoted value token."""
+
+
+_CONCAT_TAIL = re.compile(r"\+[ \t]*[\r\n][ \t\r\n]*\Z")
+"""A string's text ending in ``+`` and a line break, then a quote: ``"a +\n "b"``."""
 
 
 def _whole_number(tok: str) -> bool:

@@ -17,6 +17,8 @@ __all__ = [
     "CLOSE",
     "INNER",
     "INNER_QUOTE_WS",
+    "PLAIN",
+    "REFUSE",
     "UNDECIDED",
     "decide_close",
     "missing_quote",
@@ -26,6 +28,8 @@ __all__ = [
 CLOSE: Final = 1
 INNER: Final = 0
 UNDECIDED: Final = -1
+REFUSE: Final = 2
+"""Neither reading is safe (``"a" + "b"``, a JavaScript concatenation): the parser refuses."""
 INNER_QUOTE_WS: Final = 256
 """Whitespace after a quote beyond which it is taken as a real close (bounds the lookahead)."""
 
@@ -47,7 +51,7 @@ def _literal(word: str) -> bool:
     return word.lower() in _LOWER_WORDS
 
 
-def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
+def decide_close(text: str, j: int, in_object: bool, eof: bool = False, plain: bool = False) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
     It closes when what follows (after whitespace) is a closer, a colon, a quote, a
@@ -55,7 +59,9 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
     in an object (a missing comma), a comma followed by something that can start the
     next member or item, or, in an array, the next item without its comma (a number
     or literal ending at a delimiter, ``[`` or ``{``); otherwise the quote belongs to
-    the text (``"He said "hi" to me"``, ``"a "5 apples" b"``).
+    the text (``"He said "hi" to me"``, ``"a "5 apples" b"``).  ``plain``: the string
+    is an array item of one short word so far (``["value1" value2", "x"]``): a blank,
+    one word and its own closing quote or the item's delimiter also close it.
     """
     k = _ws(text, j).end()
     if k - j > INNER_QUOTE_WS:
@@ -65,6 +71,8 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
     c = text[k]
     if c in "}]:\"'<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
+    if c == "+":
+        return REFUSE  # '"a" + "b"': as text, the operator and quotes would join the value
     if c == "`" or c == "#":  # a closing fence, a "# comment"
         if k + 1 >= len(text):
             return CLOSE if eof else UNDECIDED
@@ -118,7 +126,33 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
             return UNDECIDED  # "tr" may yet be "true"
         if word in _LOWER_WORDS:
             return _item_follows(text, k, k2, eof)
+        if plain and k > j:
+            return _word_item(text, k2, eof)
     return INNER
+
+
+def _word_item(text: str, k2: int, eof: bool) -> int:
+    """After ``"word" next``: ``next`` is the following item when its own closing quote
+    and a delimiter, or the delimiter itself, end it (``"consectetur" comment" ]``)."""
+    if k2 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    if text[k2] == '"':
+        k3 = _ws(text, k2 + 1).end()
+        if k3 - k2 > INNER_QUOTE_WS:
+            return INNER
+        if k3 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k3] in ",]" else INNER
+    k3 = _ws(text, k2).end()
+    if k3 - k2 > INNER_QUOTE_WS:
+        return INNER
+    if k3 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return CLOSE if text[k3] in ",]" else INNER
+
+
+PLAIN: Final = re.compile(r'[^ \t\n\r"]{1,64}')
+"""A string so far that is one short word, without a quote (``fullmatch``)."""
 
 
 _items: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\- \t\n\r,]{{0,{_BOUND}}}").match)

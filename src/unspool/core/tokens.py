@@ -97,9 +97,22 @@ def token_value(
             value = number_value(parse_float, parse_int, max_int, text, pos)
             return value, "number", "leading_zeros"
         return None, "", ""
+    if _refused(tok):
+        return None, "", ""
     if "unquoted_value" in kinds:
         return tok, "string", "unquoted_value"
     return None, "", ""
+
+
+def _refused(tok: str) -> bool:
+    """A token no reading fits without a guess that changes its type: an unfinished
+    number followed by its delimiter (``1.``, ``2e``, ``-``), digits grouped by ``_``
+    (``1_000``), JavaScript's ``undefined``."""
+    m = lx.number_prefix(tok, 0)
+    return m.end() == len(tok) or _GROUPED.fullmatch(tok) is not None or tok == "undefined"
+
+
+_GROUPED: Final = re.compile(r"-?[0-9][0-9_]*_[0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?")
 
 
 MESSAGES: Final = {
