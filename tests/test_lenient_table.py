@@ -402,7 +402,7 @@ PER_KIND = {
     PL: ('{"a": None}', {"a": None}, 6),  # refused at the token, never read as a string
     CC: ('["a\nb"]', ["a\nb"], 3),
     MC: ("[1 2]", [1, 2], 3),
-    IQ: ('{"s": "a "b" c"}', {"s": 'a "b" c'}, 11),
+    IQ: ('{"s": "a "b" c"}', {"s": 'a "b" c'}, 13),
     NN: ('{"a": NaN}', {"a": NAN}, 6),
     IE: ('["\\d"]', ["\\d"], 3),
     UV: ("[a]", ["a"], 1),
@@ -660,6 +660,22 @@ HOLDOUT_REGRESSIONS = [
     ('{"u": ftp://x.y/z, "b": 1}', {"u": "ftp://x.y/z", "b": 1}, [(UV, 6)]),
     # a cut-off "-" is dropped whether the blank after it comes in its chunk or the next
     ("[- ", [], [(TR, 3)]),
+    # an unquoted key with a quote glued to it: the quote closes the key
+    ('{a":"foo","b":"bar"}', {"a": "foo", "b": "bar"}, [(UK, 1), (MQ, 2)]),
+    ('{"a":"foo",b":"bar"}', {"a": "foo", "b": "bar"}, [(UK, 11), (MQ, 12)]),
+    # a wrong closer then a comma: a key after it means an object goes on, so the closer
+    # was the array's and the inner object's was missing (and the mirror case)
+    (
+        '{"array":[{"key": "value"], "key2": "value2"}',
+        {"array": [{"key": "value"}], "key2": "value2"},
+        [(MX, 25)],
+    ),
+    ('[{"p": ["Mrs."}, {"q": 1}]', [{"p": ["Mrs."]}, {"q": 1}], [(MX, 14)]),
+    ('[{"a": 1], {"b": 2}]', [{"a": 1}, {"b": 2}], [(MX, 8)]),  # a typo for }
+    # words after '",' closed by ']' are unquoted items, parentheses and all
+    ('["This is C(2)", This is F(3)]', ["This is C(2)", "This is F(3)"], [(UV, 17)]),
+    # a line comment cut off by the end: dropped like any truncation
+    ('{"a": [1, // see [2]', {"a": [1]}, [(CM, 10), (TR, 20)]),
 ]
 
 
@@ -689,6 +705,10 @@ HOLDOUT_REFUSED = [
     ('"a"+"b"', 2),
     ("{\"g\": 'hello' +\n 'world'}", 12),
     ('"hello +\n " world"', 10),
+    # a line comment running to the end over a closer and the next member: on one line
+    # the comment swallowed the rest of the document, which must not silently vanish
+    ('{ "key": { "key2": "value2" // comment }, "key3": "value3" }', 60),
+    ('{ "key": { "key2": "value2" # comment }, "key3": "value3" }', 59),
 ]
 
 

@@ -511,6 +511,8 @@ class JsonStream:
         # lenient: where a comment returns to
         comment_end = ""
         comment_ret = _VALUE
+        comment_closer = False  # a line comment in a container skipped '}, "next"'
+        comment_tail = ""  # the last characters of that comment's text (the search's context)
 
         release = self._release
         rlist: Any = None  # release_items: the root array, once open
@@ -1030,6 +1032,16 @@ class JsonStream:
                         key = sbuf
                         sbuf = ""
                         state = _COLON
+                        if s[i] == '"' and k_mquote:
+                            # '{a": 1}': the quote glued to the key closes it
+                            _repair(
+                                repairs,
+                                evs,
+                                "missing_quote",
+                                base + i,
+                                "read a key whose opening quote was missing",
+                            )
+                            i += 1
                         continue
 
                     if state == _COMMENT:
@@ -1057,10 +1069,16 @@ class JsonStream:
                         if found < 0:
                             if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
                                 carry = "*"
+                            elif comment_end == "\n" and stack and not comment_closer:
+                                seen = comment_tail + s[i:]
+                                comment_closer = _COMMENT_MEMBER.search(seen) is not None
+                                comment_tail = seen[-40:]
                             i = n
                             continue
                         i = found + len(comment_end)
                         comment_end = ""
+                        comment_closer = False
+                        comment_tail = ""
                         state = comment_ret
                         continue
 
@@ -1139,6 +1157,24 @@ class JsonStream:
                             continue
                         want = list if c == "]" else dict
                         deeper = any(type(x) is want for x in stack)
+                        typo = not deeper or (k < n and s[k] == ",")
+                        if (
+                            deeper
+                            and typo
+                            and len(stack) > 2
+                            and type(stack[-2]) is want
+                            and type(stack[-3]) is not want
+                        ):
+                            # '{"a": [{"k": 1], "b": 2}': after the comma a key (or, for
+                            # '[{"a": [1}, {"b": 2}]', an item) says the closer was the
+                            # outer one's and the inner closer was missing
+                            member = _next_member(s, k + 1, eof)
+                            if member == UNDECIDED:
+                                carry = s[i:]
+                                i = n
+                                continue
+                            if member == (_KEY_NEXT if want is list else _ITEM_NEXT):
+                                typo = False
                         if not deeper and k < n and s[k] == "," and k_extra:
                             # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
                             _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
@@ -1157,7 +1193,7 @@ class JsonStream:
                             base + i,
                             f"closed {'an object' if type(top) is dict else 'an array'} at {c}",
                         )
-                        if not deeper or (k < n and s[k] == ","):
+                        if typo:
                             i += 1  # a typo for the right closer: the document goes on after it
                         # else the closer of an outer container: the inner one's was missing
                         if not stack:
@@ -1694,6 +1730,10 @@ class JsonStream:
             raise
 
         # -------------------------------------------------------------- end of input
+        if state == _COMMENT and comment_closer:
+            # '{"a": {"b": 1 // note }, "c": 2}' on one line: the comment ran to the end
+            # over a closer and the next member, which would silently be dropped
+            raise parse_error("A line comment ran to the end over the rest of the document", base)
         if state == _PREAMBLE and carry:
             # the reply is only a literal ("true"), held because more word could follow
             for word, wval, wkind, tag in literals.get(carry[:1], ()):
@@ -1802,6 +1842,33 @@ def _repair(
 
 _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
 """Characters that never start an unquoted value token."""
+
+
+_COMMENT_MEMBER = re.compile(r"[\]}][ \t]{0,16},[ \t]{0,16}[\"'A-Za-z_$]")
+"""In a line comment's text: a closer, a comma and the next member, as the document
+would go on (``// note }, "b": 2``)."""
+
+_KEY_NEXT = 1
+_ITEM_NEXT = 0
+_MEMBER_KEY = re.compile(
+    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64})[ \t\n\r]{0,256}:'
+)
+_MEMBER_KEY_PREFIX = re.compile(
+    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}(?:"[ \t\n\r]{0,256})?'
+    r"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64}[ \t\n\r]{0,256})?\Z"
+)
+_MEMBER_ITEM = re.compile(r'[ \t\n\r]{0,256}[\[{"\'0-9-]')
+
+
+def _next_member(s: str, k: int, eof: bool) -> int:
+    """What follows a comma at ``s[k]``: a key and its colon (``_KEY_NEXT``), an item
+    (``_ITEM_NEXT``), ``UNDECIDED`` while a bounded lookahead has not seen enough, or
+    ``-2`` for anything else."""
+    if _MEMBER_KEY.match(s, k):
+        return _KEY_NEXT
+    if not eof and _MEMBER_KEY_PREFIX.match(s, k):
+        return UNDECIDED
+    return _ITEM_NEXT if _MEMBER_ITEM.match(s, k) else -2
 
 
 _CONCAT_TAIL = re.compile(r"\+[ \t]*[\r\n][ \t\r\n]*\Z")

@@ -51,7 +51,14 @@ def _literal(word: str) -> bool:
     return word.lower() in _LOWER_WORDS
 
 
-def decide_close(text: str, j: int, in_object: bool, eof: bool = False, plain: bool = False) -> int:
+def decide_close(
+    text: str,
+    j: int,
+    in_object: bool,
+    eof: bool = False,
+    plain: bool = False,
+    glued: bool = True,
+) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
     It closes when what follows (after whitespace) is a closer, a colon, a quote, a
@@ -91,7 +98,7 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False, plain: b
         if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
             return CLOSE
         if c2 in lx.IDENT_START:
-            verdict = word_follows(text, k2, in_object, True, eof)
+            verdict = word_follows(text, k2, in_object, True, eof, glued)
             if verdict == INNER and not in_object:
                 return _unquoted_items(text, k2, eof)  # '["", a]': a missing quote's items
             return verdict
@@ -155,7 +162,9 @@ PLAIN: Final = re.compile(r'[^ \t\n\r"]{1,64}')
 """A string so far that is one short word, without a quote (``fullmatch``)."""
 
 
-_items: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\- \t\n\r,]{{0,{_BOUND}}}").match)
+_items: Final = cast(
+    lx.Run, re.compile(rf"[^\"\\\[\]{{}}\u201c\u201d\u201e\u201f]{{0,{_BOUND}}}").match
+)
 
 
 def _unquoted_items(text: str, k: int, eof: bool) -> int:
@@ -184,7 +193,12 @@ def _item_follows(text: str, k: int, k2: int, eof: bool) -> int:
 
 
 def word_follows(
-    text: str, k: int, in_object: bool, literal_closes: bool, eof: bool = False
+    text: str,
+    k: int,
+    in_object: bool,
+    literal_closes: bool,
+    eof: bool = False,
+    glued: bool = False,
 ) -> int:
     """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
     unquoted key followed by ``:`` (not ``://``, a URL) or a comment means the quote
@@ -205,6 +219,14 @@ def word_follows(
         return CLOSE if eof else UNDECIDED
     if text[k3] == "/":
         return CLOSE
+    if text[k3] == '"' and k3 == k2 and glued:
+        # '"a": "x",b": 1': the next key, its opening quote missing
+        k4 = _ws(text, k3 + 1).end()
+        if k4 - k > INNER_QUOTE_WS:
+            return INNER
+        if k4 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k4] == ":" else INNER
     if text[k3] != ":":
         return INNER
     if k3 > k2:
@@ -234,11 +256,11 @@ def missing_quote(text: str, i: int, in_object: bool, eof: bool = False) -> int:
             # known to close the string (``"a, "<`` or ``"a, "}``), the comma is text
             # whatever follows, as when the whole string is in one chunk
             q = text.find('"', i)
-            if q < 0 or decide_close(text, q + 1, in_object, eof) != CLOSE:
+            if q < 0 or decide_close(text, q + 1, in_object, eof, glued=False) != CLOSE:
                 return UNDECIDED
         return INNER
     q = text.index('"', i)
-    verdict = decide_close(text, q + 1, in_object, eof)
+    verdict = decide_close(text, q + 1, in_object, eof, glued=False)
     if verdict == UNDECIDED:
         return UNDECIDED
     return CLOSE if verdict == INNER else INNER
