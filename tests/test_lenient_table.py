@@ -674,6 +674,10 @@ HOLDOUT_REGRESSIONS = [
     ('[{"a": 1], {"b": 2}]', [{"a": 1}, {"b": 2}], [(MX, 8)]),  # a typo for }
     # words after '",' closed by ']' are unquoted items, parentheses and all
     ('["This is C(2)", This is F(3)]', ["This is C(2)", "This is F(3)"], [(UV, 17)]),
+    # an inner quote right before the closing one is text, the second quote closes
+    ('{"a": "He said "yes""}', {"a": 'He said "yes"'}, [(IQ, 15), (IQ, 19)]),
+    ('["He said "yes"", "no"]', ['He said "yes"', "no"], [(IQ, 10), (IQ, 14)]),
+    ('["a""b"]', ["a", "b"], [(MC, 4)]),  # unless the second opens the next item
     # a line comment cut off by the end: dropped like any truncation
     ('{"a": [1, // see [2]', {"a": [1]}, [(CM, 10), (TR, 20)]),
 ]

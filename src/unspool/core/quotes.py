@@ -58,6 +58,7 @@ def decide_close(
     eof: bool = False,
     plain: bool = False,
     glued: bool = True,
+    pair: bool = True,
 ) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
@@ -76,6 +77,15 @@ def decide_close(
     if k >= len(text):
         return CLOSE if eof else UNDECIDED
     c = text[k]
+    if c == '"' and k == j and pair and text[j - 1 : j] == '"':
+        # '"He said "yes""': an inner quote right before the closing one (one level:
+        # a run of quotes costs O(1) per quote)
+        after = decide_close(text, j + 1, in_object, eof, False, glued, False)
+        if after == UNDECIDED:
+            return UNDECIDED
+        if after == CLOSE:
+            return INNER
+        return CLOSE
     if c in "}]:\"'<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
     if c == "+":
