@@ -229,6 +229,7 @@ LENIENT_WORST: dict[str, Callable[[int], str]] = {
     "doubled closing quotes": lambda n: "[" + '"x "y"", ' * (n // 10) + "1]",
     "closers for two levels": lambda n: "{" + '"k": [{"a": 1], ' * (n // 16) + '"z": 1}',
     "line comments over closers": lambda n: "[1, // " + '}, "b" ' * (n // 7) + "\n2]",
+    "Unicode spaces": lambda n: "[" + "1,\u00a0x\u3000, " * (n // 7) + "1]",
 }
 
 

@@ -38,6 +38,7 @@ NN, TR = "nan", "truncated"
 IE, UV, LC, LZ = "invalid_escape", "unquoted_value", "literal_case", "leading_zeros"
 CQ, EL, MV = "curly_quotes", "ellipsis", "missing_value"
 MX, XC, MQ = "mismatched_closer", "extra_closer", "missing_quote"
+US = "unicode_space"
 
 CASES = [
     # ---------------------------------------------------------------- trailing commas
@@ -282,6 +283,12 @@ CASES = [
         {"a": -INF, "b": [None]},
         (SQ, CM, NN, UK, PL, TC, TC),
     ),
+    # ---------------------------------------------------------------- Unicode spaces
+    Case("us-before-value", '{"a":\u00a0"foo\u00a0bar"}', {"a": "foo\u00a0bar"}, (US,)),
+    Case("us-after-item", "[1,\u3000 2\u202f]", [1, 2], (US, US)),
+    Case("us-around-colon", '{"a"\u205f:\u00a0true}', {"a": True}, (US, US)),
+    Case("us-ends-a-token", '{"a": 1\u00a0, "b": x\u00a0}', {"a": 1, "b": "x"}, (US, UV, US)),
+    Case("us-inside-a-word", '{"a": New\u00a0York}', {"a": "New\u00a0York"}, (UV,)),
     Case(
         "mix-nested-all",
         '{"a": "x", "b": [True, NaN, \'y\', {c: None}], // done\n}',
@@ -414,6 +421,7 @@ PER_KIND = {
     MX: ("[1}", [1], 2),
     XC: ("[1]]", [1], 3),
     MQ: ('{"a": "x, "b": 1}', {"a": "x", "b": 1}, 13),
+    US: ('{\u00a0"a": 1}', {"a": 1}, 1),
 }
 
 

@@ -460,6 +460,8 @@ class JsonStream:
         k_closer = "mismatched_closer" in kinds
         k_extra = "extra_closer" in kinds
         k_mquote = "missing_quote" in kinds
+        k_space = "unicode_space" in kinds
+        strip = " \t" + lx.UNICODE_SPACES if k_space else " \t"  # what ends a token's text
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
             c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
@@ -976,8 +978,9 @@ class JsonStream:
                                 )
                             if i >= n or s[i] == "/":
                                 continue
-                        tok = ubuf.rstrip(" \t")
+                        tok = ubuf.rstrip(strip)
                         glued = len(tok) == len(ubuf) and s[i] == '"'
+                        spaced = ubuf if k_space else ""
                         ubuf = ""
                         val, kind, tag = token_value(
                             tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
@@ -989,6 +992,8 @@ class JsonStream:
                             raise parse_error("Expecting value", u_pos)
                         if tag:
                             _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                        if spaced:
+                            _spaces_after(repairs, evs, spaced, len(tok), u_pos)
                         if glued and kind == "string" and k_mquote:
                             # '[a", "b"]': the quote glued to the word closes it (its opening
                             # quote was missing), never opens the next item
@@ -1100,6 +1105,12 @@ class JsonStream:
 
                 if c in WS:
                     i = ws_run(s, i).end()
+                    continue
+                if k_space and c in lx.UNICODE_SPACES:
+                    _repair(
+                        repairs, evs, "unicode_space", base + i, "read a Unicode space as a blank"
+                    )
+                    i += 1
                     continue
 
                 # ---------------------------------------------------------- after a value
@@ -1757,7 +1768,7 @@ class JsonStream:
             else:
                 _set_slot(self, s_cont, s_key, sbuf)
         elif state == _UVAL:
-            tok = ubuf.rstrip(" \t")
+            tok = ubuf.rstrip(" \t" + (lx.UNICODE_SPACES if "unicode_space" in kinds else ""))
             if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
                 val, kind, tag = token_value(
                     tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
@@ -1767,6 +1778,8 @@ class JsonStream:
                 if kind:
                     if tag:
                         _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                    if "unicode_space" in kinds:
+                        _spaces_after(repairs, evs, ubuf, len(tok), u_pos)
                     if stack:
                         top = stack[-1]
                         if type(top) is list:
@@ -1873,6 +1886,16 @@ def _next_member(s: str, k: int, eof: bool) -> int:
 
 _CONCAT_TAIL = re.compile(r"\+[ \t]*[\r\n][ \t\r\n]*\Z")
 """A string's text ending in ``+`` and a line break, then a quote: ``"a +\n "b"``."""
+
+
+def _spaces_after(
+    repairs: list[Repair], evs: list[PathEvent] | None, text: str, end: int, pos: int
+) -> None:
+    """Report the Unicode spaces a token's text ended with (``text[end:]``), if any."""
+    for k in range(end, len(text)):
+        if text[k] in lx.UNICODE_SPACES:
+            _repair(repairs, evs, "unicode_space", pos + k, "read a Unicode space as a blank")
+            return
 
 
 def _whole_number(tok: str) -> bool:
