@@ -680,6 +680,9 @@ HOLDOUT_REGRESSIONS = [
     ),
     ('[{"p": ["Mrs."}, {"q": 1}]', [{"p": ["Mrs."]}, {"q": 1}], [(MX, 14)]),
     ('[{"a": 1], {"b": 2}]', [{"a": 1}, {"b": 2}], [(MX, 8)]),  # a typo for }
+    # an object then a comma and '{' in an array: the object's closer was missing
+    ('[{"i":1,{"i":2}]', [{"i": 1}, {"i": 2}], [(MX, 8)]),
+    ('[{"i":1, {"i":2}, {"i": 3}]', [{"i": 1}, {"i": 2}, {"i": 3}], [(MX, 9)]),
     # words after '",' closed by ']' are unquoted items, parentheses and all
     ('["This is C(2)", This is F(3)]', ["This is C(2)", "This is F(3)"], [(UV, 17)]),
     # an inner quote right before the closing one is text, the second quote closes
@@ -713,6 +716,7 @@ HOLDOUT_REFUSED = [
     ("[-,", 1),
     ('{"a": 1_000}', 6),  # grouped digits: a number or a string, either a guess
     ("[undefined]", 1),  # JavaScript's undefined: neither null nor a string for sure
+    ('{"a": {"b": 1, {"c": 2}}}', 15),  # '{' where a key must be, not in an array
     ('"hello" + " world"', 6),  # concatenation: as text the operator joins the value
     ('"a"+"b"', 2),
     ("{\"g\": 'hello' +\n 'world'}", 12),

@@ -1669,6 +1669,22 @@ class JsonStream:
                         sbuf = ""
                         state = _UKEY
                         continue
+                    if (
+                        c == "{"
+                        and k_closer
+                        and state == _KEY
+                        and len(stack) > 1
+                        and type(stack[-2]) is list
+                    ):
+                        # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
+                        top = stack.pop()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        _repair(
+                            repairs, evs, "mismatched_closer", base + i, "closed an object before {"
+                        )
+                        state = _ELEM
+                        continue
                     if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
