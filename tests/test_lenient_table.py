@@ -739,3 +739,32 @@ def test_holdout_refusals_for_every_chunking(text: str, pos: int) -> None:
                 stream.feed(chunk)
             stream.finish()
         assert info.value.pos == pos, (text, chunks)
+
+
+FENCED = [
+    # (text, value, tail): the closing fence came before the closers (trailing="ignore")
+    ('{"key": "value, value2"```', {"key": "value, value2"}, "```"),
+    ('{"a": [1, 2\n```\nDone.', {"a": [1, 2]}, "```\nDone."),
+    ('```json\n[{"id": 1}, {"id": 2\n```', [{"id": 1}, {"id": 2}], "```"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "tail"), FENCED)
+def test_a_closing_fence_before_the_closers_ends_the_document(
+    text: str, value: Any, tail: str
+) -> None:
+    chunkings: list[Sequence[str]] = [[text], list(text)]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        stream = JsonStream(lenient=True, skip_preamble=True)
+        for chunk in chunks:
+            stream.feed(chunk)
+        assert_same(stream.finish(), value, f"{text!r} {chunks!r}")
+        assert [r.kind for r in stream.repairs] == [TR], (text, chunks)
+        assert not stream.complete
+        assert stream.tail == tail, (text, chunks)
+    # without trailing="ignore" a fence there is still an error
+    strict_tail = JsonStream(lenient=True)
+    with pytest.raises(MalformedJSON):
+        strict_tail.feed(text.removeprefix("```json\n"))
+        strict_tail.finish()

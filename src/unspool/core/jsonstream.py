@@ -83,6 +83,7 @@ _COMMENT = 11  # inside a comment (lenient)
 _PREAMBLE = 12  # before the root value (skip_preamble)
 _END = 13  # the root value is complete
 _UVAL = 14  # inside an unquoted value token (lenient)
+_FENCED = 15  # a closing fence came before the closers: the rest is trailing text (lenient)
 
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
@@ -461,6 +462,7 @@ class JsonStream:
         k_extra = "extra_closer" in kinds
         k_mquote = "missing_quote" in kinds
         k_space = "unicode_space" in kinds
+        k_fence = "truncated" in kinds and ignore_trailing
         strip = " \t" + lx.UNICODE_SPACES if k_space else " \t"  # what ends a token's text
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
@@ -818,6 +820,13 @@ class JsonStream:
 
                 c = s[i]
                 if state > _STRING:
+                    if state == _FENCED:
+                        text = s[i:]
+                        tail.append(text)
+                        if evs is not None:
+                            evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                        i = n
+                        continue
                     if state == _END:
                         if glue:
                             glue = False
@@ -1106,6 +1115,16 @@ class JsonStream:
                 if c in WS:
                     i = ws_run(s, i).end()
                     continue
+                if c == "`" and k_fence and stack:
+                    # '{"a": "b"```': the reply's closing fence before the closers; the
+                    # document was cut there, what follows is trailing text
+                    if n - i < 3 and not eof:
+                        carry = s[i:]
+                        i = n
+                        continue
+                    if s.startswith("```", i):
+                        state = _FENCED
+                        continue
                 if k_space and c in lx.UNICODE_SPACES:
                     _repair(
                         repairs, evs, "unicode_space", base + i, "read a Unicode space as a blank"
