@@ -51,6 +51,7 @@ DEVIATIONS = (
     "cq",
     "lz",
     "mv",
+    "us",
 )
 BARE = re.compile(r"[a-z][a-z0-9_ -]*[a-z0-9]\Z|[a-z]\Z")
 NOT_BARE = {"true", "false", "null", "none", "nan", "infinity"}
@@ -100,6 +101,8 @@ class Writer:
 
     def ws(self) -> str:
         out = self.draw(st.sampled_from(["", "", " ", "\n", "  "]))
+        if self.maybe("us"):
+            out += self.draw(st.sampled_from(["\u00a0", "\u3000", " \u202f"]))
         if self.maybe("cm"):
             body = self.draw(st.text(alphabet=st.sampled_from(list("ab {}[]\",:'/")), max_size=6))
             # a line comment that ends with the input is refused when it holds a closer,

@@ -290,6 +290,10 @@ CASES = [
     Case("us-ends-a-token", '{"a": 1\u00a0, "b": x\u00a0}', {"a": 1, "b": "x"}, (US, UV, US)),
     Case("us-inside-a-word", '{"a": New\u00a0York}', {"a": "New\u00a0York"}, (UV,)),
     Case(
+        "us-after-a-string", '{"a": "x"\u00a0, "b": ["y"\u3000]}', {"a": "x", "b": ["y"]}, (US, US)
+    ),
+    Case("us-after-the-root", '{"a": 1}\u00a0', {"a": 1}, (US,)),
+    Case(
         "mix-nested-all",
         '{"a": "x", "b": [True, NaN, \'y\', {c: None}], // done\n}',
         {"a": "x", "b": [True, NAN, "y", {"c": None}]},

@@ -849,6 +849,16 @@ class JsonStream:
                         if c in WS:
                             i = ws_run(s, i).end()
                             continue
+                        if k_space and c in lx.UNICODE_SPACES:
+                            _repair(
+                                repairs,
+                                evs,
+                                "unicode_space",
+                                base + i,
+                                "read a Unicode space as a blank",
+                            )
+                            i += 1
+                            continue
                         if (c == "/" or c == "#") and k_comment:
                             comment_ret = state
                             state = _COMMENT

@@ -36,7 +36,9 @@ INNER_QUOTE_WS: Final = 256
 # Runs matched at most one character past the bound: each decision reads a bounded
 # window, however long the run, so re-deciding a carried quote costs O(1).
 _BOUND: Final = INNER_QUOTE_WS + 1
-_ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r]{{0,{_BOUND}}}").match)
+_ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r{lx.UNICODE_SPACES}]{{0,{_BOUND}}}").match)
+"""Blanks after a quote, Unicode spaces included: '"x"\u00a0,' is a close whatever the
+parser then makes of the space (a blank with ``unicode_space``, else an error)."""
 _ident: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\-]{{0,{_BOUND}}}").match)
 _number: Final = cast(lx.Run, re.compile(rf"[-+0-9.eE]{{0,{_BOUND}}}").match)
 
