@@ -294,6 +294,12 @@ CASES = [
     ),
     Case("us-after-the-root", '{"a": 1}\u00a0', {"a": 1}, (US,)),
     Case(
+        "us-ends-a-literal",
+        '{"_": null\u00a0 "x": [true\u3000 1]}',
+        {"_": None, "x": [True, 1]},
+        (US, MC, US, MC),
+    ),
+    Case(
         "mix-nested-all",
         '{"a": "x", "b": [True, NaN, \'y\', {c: None}], // done\n}',
         {"a": "x", "b": [True, NAN, "y", {"c": None}]},

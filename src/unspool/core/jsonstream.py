@@ -61,9 +61,11 @@ from unspool.core.tokens import (
     literal_prefix,
     root_rest_run,
     root_word_run,
+    root_word_run_us,
     token_rest_run,
     token_value,
     token_word_run,
+    token_word_run_us,
 )
 
 __all__ = ["JsonStream", "parse_partial"]
@@ -464,6 +466,8 @@ class JsonStream:
         k_space = "unicode_space" in kinds
         k_fence = "truncated" in kinds and ignore_trailing
         strip = " \t" + lx.UNICODE_SPACES if k_space else " \t"  # what ends a token's text
+        word_in = token_word_run_us if k_space else token_word_run
+        word_root = root_word_run_us if k_space else root_word_run
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
             c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
@@ -959,7 +963,7 @@ class JsonStream:
                                 continue
                             j = -2
                         elif u_word:
-                            j = (token_word_run if stack else root_word_run)(s, i).end()
+                            j = (word_in if stack else word_root)(s, i).end()
                             if j > i:
                                 ubuf += s[i:j]
                                 i = j
@@ -983,7 +987,7 @@ class JsonStream:
                                 # it now rather than hold the rest of the line undecided
                                 raise parse_error("Expecting value", u_pos)
                             # "true false", "1 2": a blank ends a literal or number
-                            j = i if s[i] in " \t" and is_atom(ubuf) else -1
+                            j = i if s[i] in strip and is_atom(ubuf) else -1
                         else:
                             j = -1
                         if j == -1:
