@@ -9,6 +9,7 @@ import pydantic
 import pytest
 from openai.types.responses import ResponseInputItemParam
 
+from replay import wire
 from unspool.events import (
     ActionComplete,
     ActionFailed,
@@ -20,6 +21,7 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.sources.providers import tool_results as tr
+from unspool.sources.providers.openai import OpenAIDecoder
 
 
 class Point(pydantic.BaseModel):
@@ -511,3 +513,88 @@ def test_a_namespaced_function_call_is_echoed_with_its_namespace() -> None:
         {"type": "function_call_output", "call_id": "call_f", "output": "sunny"},
     ]
     _sdk_valid(items)
+
+
+def test_items_decoded_from_a_stream_get_their_own_outputs() -> None:
+    """Through the Responses decoder: each client-run item's attributes lead the builder
+    to its own output item (the computer call and the client tool search included)."""
+    screen = {"type": "screenshot"}
+    check = {"id": "sc_1", "code": "malicious_instructions", "message": "Careful."}
+    items = [
+        wire.Item(
+            {
+                "type": "computer_call",
+                "id": "cu_0",
+                "call_id": "call_K",
+                "action": screen,
+                "pending_safety_checks": [check],
+            }
+        ),
+        wire.Item(
+            {
+                "type": "tool_search_call",
+                "id": "ts_1",
+                "call_id": "call_T",
+                "execution": "client",
+                "arguments": {"query": "weather"},
+            }
+        ),
+        wire.Item(
+            {"type": "custom_tool_call", "id": "ctc_2", "call_id": "c2", "name": "sql"}, ["é"]
+        ),
+    ]
+    decoder = OpenAIDecoder(stream_id="d")
+    events: list[Event] = []
+    for payload in wire.response_events(items):
+        events += list(decoder.feed(payload))
+    events += decoder.finish()
+    results = {
+        "computer": {
+            "image_url": "https://example.org/s.png",
+            "acknowledged_safety_checks": [check],
+        },
+        "tool_search": {"tools": [WEATHER_TOOL]},
+        "sql": "0 rows",
+    }
+    done = [e for e in events if isinstance(e, ActionComplete)]
+    assert [(e.name, dict(e.attributes)) for e in done] == [
+        ("computer", {"item_type": "computer_call", "item_id": "cu_0"}),
+        ("tool_search", {"item_type": "tool_search_call", "item_id": "ts_1"}),
+        ("sql", {"item_type": "custom_tool_call", "item_id": "ctc_2"}),
+    ]
+    events += [ActionResult(e.id, e.index, e.name, results[e.name]) for e in done]
+    built = tr.openai_responses_results(events)
+    assert built == [
+        {
+            "type": "computer_call",
+            "action": screen,
+            "pending_safety_checks": [check],
+            "status": "completed",
+            "call_id": "call_K",
+            "id": "cu_0",
+        },
+        {
+            "type": "tool_search_call",
+            "arguments": {"query": "weather"},
+            "execution": "client",
+            "status": "completed",
+            "call_id": "call_T",
+            "id": "ts_1",
+        },
+        {"type": "custom_tool_call", "name": "sql", "input": "é", "call_id": "c2", "id": "ctc_2"},
+        {
+            "type": "computer_call_output",
+            "call_id": "call_K",
+            "acknowledged_safety_checks": [check],
+            "output": {"type": "computer_screenshot", "image_url": "https://example.org/s.png"},
+        },
+        {
+            "type": "tool_search_output",
+            "call_id": "call_T",
+            "execution": "client",
+            "status": "completed",
+            "tools": [WEATHER_TOOL],
+        },
+        {"type": "custom_tool_call_output", "call_id": "c2", "output": "0 rows"},
+    ]
+    _sdk_valid(built)
