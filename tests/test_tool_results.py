@@ -598,3 +598,11 @@ def test_items_decoded_from_a_stream_get_their_own_outputs() -> None:
         {"type": "custom_tool_call_output", "call_id": "c2", "output": "0 rows"},
     ]
     _sdk_valid(built)
+
+
+def test_an_unknown_item_type_is_answered_as_a_function_call() -> None:
+    events = _call(0, "f", {"a": 1}, "call_x", "future_call", "fx_0", result="done")
+    assert tr.openai_responses_results(events) == [
+        {"type": "function_call", "name": "f", "arguments": '{"a": 1}', "call_id": "call_x"},
+        {"type": "function_call_output", "call_id": "call_x", "output": "done"},
+    ]

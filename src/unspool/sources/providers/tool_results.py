@@ -254,7 +254,7 @@ def openai_responses_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     notes: list[dict[str, Any]] = []
     for c in turn.calls:
         items.append(_responses_output(c))
-        if c.is_error and c.attributes.get("item_type") in _NO_TEXT:
+        if c.is_error and _kind(c) in _NO_TEXT:
             notes.append({"type": "message", "role": "user", "content": c.text})
     return items + notes
 
@@ -262,10 +262,29 @@ def openai_responses_results(events: Iterable[Event]) -> list[dict[str, Any]]:
 _NO_TEXT = frozenset({"computer_call", "tool_search_call"})
 """Item types whose output item cannot carry a failure's text."""
 
+_KINDS = frozenset(
+    {
+        "custom_tool_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+        "computer_call",
+        "tool_search_call",
+        "mcp_approval_request",
+    }
+)
+"""The Responses call items answered otherwise than a ``function_call``."""
+
+
+def _kind(call: ToolCall) -> str:
+    """The Responses item the call came as (a ``function_call`` unless it says otherwise)."""
+    kind = call.attributes.get("item_type", "")
+    return kind if kind in _KINDS else "function_call"
+
 
 def _responses_call(call: ToolCall) -> dict[str, Any]:
     """The call as the output item it came as, to resend as input."""
-    kind = call.attributes.get("item_type", "function_call")
+    kind = _kind(call)
     item_id = call.attributes.get("item_id")
     if kind == "mcp_approval_request":  # its id is the call's; no call_id, no status
         return {"type": kind, "id": item_id or call.call_id, **call.args}
@@ -281,8 +300,10 @@ def _responses_call(call: ToolCall) -> dict[str, Any]:
         if kind == "computer_call":
             item.setdefault("pending_safety_checks", [])  # required, even empty
     item["call_id"] = call.call_id
-    if item_id or kind in ("local_shell_call", "computer_call"):  # these require an id
+    if kind in ("local_shell_call", "computer_call"):  # these require an id
         item["id"] = item_id or call.call_id
+    elif item_id and kind != "function_call":
+        item["id"] = item_id
     namespace = call.attributes.get("namespace")
     if namespace and kind in ("function_call", "custom_tool_call"):
         item["namespace"] = namespace
@@ -291,7 +312,7 @@ def _responses_call(call: ToolCall) -> dict[str, Any]:
 
 def _responses_output(call: ToolCall) -> dict[str, Any]:
     """The output item that answers the call, for its item type."""
-    kind = call.attributes.get("item_type", "function_call")
+    kind = _kind(call)
     result = call.output
     if kind == "custom_tool_call":
         return {"type": "custom_tool_call_output", "call_id": call.call_id, "output": call.text}
