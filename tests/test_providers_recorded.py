@@ -352,7 +352,14 @@ def test_apply_patch_diff_events_are_known_and_the_call_is_whole() -> None:
     assert not any(isinstance(e, Diagnostic) for e in events)
     operation = {"diff": "+- [ ] Café\n", "path": "liste.md", "type": "create_file"}
     assert [e for e in events if isinstance(e, ActionComplete)] == [
-        ActionComplete("s:0", 0, "apply_patch", {"operation": operation}, "call_p")
+        ActionComplete(
+            "s:0",
+            0,
+            "apply_patch",
+            {"operation": operation},
+            "call_p",
+            {"item_type": "apply_patch_call", "item_id": "apc_0"},
+        )
     ]
 
 
@@ -377,9 +384,10 @@ def test_a_client_tool_search_takes_the_call_id_of_the_done_item() -> None:
     )
     events = fed(OpenAIDecoder(stream_id="s"), stream)
     args = {"arguments": {"goal": "weather"}, "execution": "client"}
+    attributes = {"item_type": "tool_search_call", "item_id": done["id"]}
     assert [e for e in events if isinstance(e, (ActionStarted, ActionComplete))] == [
-        ActionStarted("s:0", 0, "tool_search", "call_final"),
-        ActionComplete("s:0", 0, "tool_search", args, "call_final"),
+        ActionStarted("s:0", 0, "tool_search", "call_final", attributes),
+        ActionComplete("s:0", 0, "tool_search", args, "call_final", attributes),
     ]
 
 
