@@ -64,37 +64,73 @@ class ArgsSnapshots:
 
     REFRESH = 128
 
-    __slots__ = ("_at", "_last", "_root", "_total")
+    __slots__ = ("_at", "_exact", "_last", "_root", "_total")
 
     def __init__(self) -> None:
         self._root: _Node | None = None
         self._last: Any = None
+        self._exact = False  # _last shows the live value as it was at the last call
         self._total = 0  # characters of argument text seen
         self._at = -1  # ... when the last snapshot was taken
 
-    def take(self, live: Any, grown: int, final: bool = False) -> Any:
+    def take(self, live: Any, grown: int, final: bool = False, changed: bool = True) -> Any:
         """A snapshot of ``live`` sharing what did not change since the last one, or
-        the last one again while little text arrived since (see the class doc)."""
+        the last one again while little text arrived since (see the class doc).
+
+        ``changed=False`` says ``live`` did not change since the previous call (no path
+        event came in between): when the last snapshot showed it as it was then, that
+        snapshot is the answer, without looking at ``live``."""
         self._total += grown
+        node = self._root
+        if not changed and self._exact and node is not None and node.src is live:
+            if final or (self._total - self._at) * self.REFRESH >= self._total:
+                self._at = self._total  # a new snapshot would have been this one
+            return self._last
         if not _is_container(live):
             self._root = None
             return live
-        node = self._root
         if node is not None and node.src is not live:
             node = None
         elif (
             node is not None and not final and (self._total - self._at) * self.REFRESH < self._total
         ):
+            self._exact = self._exact and not changed
             return self._last
-        copy, self._root = _snap(live, node)
+        copy = None if node is None or node.kids else _flat(live, node)
+        if copy is None:
+            copy, self._root = _snap(live, node)
         self._last = copy
         self._at = self._total
+        self._exact = True
         return copy
 
 
 def _is_container(value: Any) -> bool:
     t = type(value)
     return t is dict or t is list
+
+
+def _flat(src: Any, node: _Node) -> Any:
+    """The snapshot of an object with no open container (the common shape of tool
+    args) that only changed in its last value or by new scalar ones, updating ``node``;
+    None when that is not the case (the general :func:`_snap` decides)."""
+    if type(src) is not dict:
+        return None
+    vals = list(src.values())
+    before = node.seen
+    m = len(before)
+    if not m or any(map(is_not, vals[: m - 1], before)):
+        return None
+    if len(vals) == m and vals[m - 1] is before[m - 1]:
+        return node.copy  # unchanged
+    for value in vals[m - 1 :]:
+        t = type(value)
+        if t is dict or t is list:
+            return None
+    copy = src.copy()
+    node.seen = vals
+    node.copy = copy
+    return copy
 
 
 def _snap(src: Any, node: _Node | None) -> tuple[Any, _Node]:
@@ -142,6 +178,8 @@ def _snap_dict(src: dict[Any, Any], node: _Node | None) -> tuple[Any, _Node]:
         return _dict_copy(src, vals, keys, {})
     before = node.seen
     m = len(before)  # an object only grows: its first m keys are the same keys
+    if not m and not vals:
+        return node.copy, node  # still empty
     if m and vals[m - 1] is before[m - 1] and not any(map(is_not, vals[: m - 1], before)):
         if len(vals) == m:
             return _same_dict(src, node)

@@ -127,6 +127,7 @@ class _Item:
     content_value: Any = _MISSING
     content_dup: bool = False
     content_len: int = 0  # characters of the content string the StringDeltas carried
+    content_path: Any = None  # the path of the content string, once it starts
     buffered: list[str] = field(default_factory=list)
     names: dict[str, Any] = field(default_factory=dict)
     ids: dict[str, Any] = field(default_factory=dict)
@@ -171,11 +172,13 @@ class ItemTracker:
         "_live",
         "_pending",
         "_repairs",
+        "args_item",
         "base",
         "closed",
         "confirmed",
         "out",
         "tail_start",
+        "text_item",
     )
 
     def __init__(
@@ -195,6 +198,8 @@ class ItemTracker:
         self.confirmed = False
         self.closed = False
         self.tail_start: int | None = None  # offset of what follows the root, when seen
+        self.text_item: _Item | None = None  # see settle()
+        self.args_item: _Item | None = None
 
     # -- output ------------------------------------------------------------------
 
@@ -216,6 +221,20 @@ class ItemTracker:
         out = self.out
         self.out = []
         return out
+
+    def settle(self) -> None:
+        """Note, once a feed was handled, what the next one continues (the parser's
+        fast paths): :attr:`text_item`, the open text item whose content string is
+        open, or :attr:`args_item`, the open started action whose params are open and
+        flushed.  Both are None until the array is confirmed."""
+        item = self._item
+        self.text_item = self.args_item = None
+        if item is None or not self.confirmed:
+            return
+        if item.kind == "text" and item.content_active and item.content == "string":
+            self.text_item = item
+        elif item.args_open and item.action is not None and not item.raw:
+            self.args_item = item
 
     @property
     def open_item(self) -> bool:
@@ -293,6 +312,7 @@ class ItemTracker:
                 if item.content == "none":
                     item.content = "string" if ev.kind == "string" else "bad"
                     item.content_active = True
+                    item.content_path = ev.path
                 else:
                     item.content_dup = True
             elif item.content_active:
