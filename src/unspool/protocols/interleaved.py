@@ -79,8 +79,8 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
-from unspool.protocols.fastevents import text_delta
-from unspool.protocols.interleaved_items import ItemTracker
+from unspool.protocols.fastevents import args_delta, text_delta
+from unspool.protocols.interleaved_items import Item, ItemTracker
 from unspool.protocols.interleaved_prose import (
     ArrayStart,
     DroppedFence,
@@ -176,8 +176,10 @@ class InterleavedParser:
     """
 
     __slots__ = (
+        "_args_item",
         "_cand",
         "_direct",
+        "_direct_at",
         "_error",
         "_finished",
         "_held",
@@ -191,6 +193,7 @@ class InterleavedParser:
         "_tail",
         "_tail_pos",
         "_text_chars",
+        "_text_item",
         "_think",
         "_truncated",
         "_utf8",
@@ -219,6 +222,9 @@ class InterleavedParser:
         self._shown = False  # whether prose was shown (prose="stream")
         self._cand: _Candidate | None = None
         self._direct: _Candidate | None = None  # the array, when feed() may go the fast way
+        self._direct_at = 0  # its ``fed`` when the fast way opened (see _leave_direct)
+        self._text_item: Item | None = None  # what the fast way continues (ItemTracker.settle)
+        self._args_item: Item | None = None
         self._tail: list[str] = []  # text after the array
         self._tail_pos = 0
         self._rescanned = 0  # characters scanned again after rejected candidates
@@ -243,19 +249,18 @@ class InterleavedParser:
         if cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
             # inside the confirmed array, str only, and the chunk neither opens nor
             # closes an object: one piece (see _feed_array), often a fast path
-            n = len(chunk)
-            self._utf8.chars += n
-            self._offset += n
-            if cand.fed - cand.base > _TRIM:
+            # (the characters it takes are counted when it is left: _leave_direct)
+            fed = cand.fed
+            if fed - cand.base > _TRIM:
                 cand.trim()
             cand.chunks.append(chunk)
-            cand.fed += n
+            cand.fed = fed + len(chunk)
             try:
                 events = cand.core.feed_events(chunk)
             except MalformedJSON as err:
+                self._leave_direct()
                 return self._count(self._after_error(err, chunk))
-            tracker = cand.tracker
-            item = tracker.text_item
+            item = self._text_item
             if item is not None and len(events) == 1:
                 ev = events[0]
                 if type(ev) is StringDelta and ev[0] == item.content_path:
@@ -267,26 +272,28 @@ class InterleavedParser:
                     item.content_len += k
                     self._text_chars += k
                     return [text_delta(text)]
-            item = tracker.args_item
-            if item is not None and not self._lenient:
-                # in the action's params (only a '}' ends them, and there is none), so
-                # no event concerns the tracker: the chunk is the next args delta
+            item = self._args_item
+            if item is not None:
+                # in the action's params (strict: only a '}' ends them, and there is
+                # none), so no event concerns the tracker: the chunk is the next delta
                 index = item.action
                 assert index is not None
                 args = cand.core.value[-1][item.args_key]
-                partial = item.snaps.take(args, n, False, bool(events))
-                return [self.emitter.args_delta(index, partial, chunk)]
+                partial = item.snaps.take(args, len(chunk), False, bool(events))
+                return [args_delta(item.event_id, index, partial, chunk)]
+            self._leave_direct()
             out: list[Event] = []
-            self._direct = None
+            tracker = cand.tracker
             tracker.handle(events, chunk, flush=False)
             if tracker.closed:
-                back = self._closed(cand, self._tail_rel(tracker, chunk, cand.fed - n, cand), out)
+                back = self._closed(cand, self._tail_rel(tracker, chunk, fed, cand), out)
                 if back is not None:
                     self._process(back[0], back[1], out)
             else:
                 self._fed(cand, out)
             return self._count(out) if out else out
-        self._direct = None
+        if cand is not None:
+            self._leave_direct()
         out = []
         if type(chunk) is str and self._utf8.text_only and self._think.done:
             if chunk:  # the common case: text after the reply's start
@@ -303,7 +310,7 @@ class InterleavedParser:
         Idempotent: a second call returns ``[]``."""
         if self._finished:
             return []
-        self._direct = None
+        self._leave_direct()
         out: list[Event] = []
         self._decoded(self._utf8.finish(), out)
         self._pieces(self._think.finish(), out)
@@ -456,6 +463,19 @@ class InterleavedParser:
             if self._utf8.text_only and self._think.done:
                 tracker.settle()
                 self._direct = cand
+                self._direct_at = cand.fed
+                self._text_item = tracker.text_item
+                self._args_item = None if self._lenient else tracker.args_item
+
+    def _leave_direct(self) -> None:
+        """Count the characters the fast path took (see :meth:`feed`); no fast path
+        until :meth:`_fed` allows it again."""
+        cand = self._direct
+        if cand is not None:
+            self._direct = None
+            taken = cand.fed - self._direct_at
+            self._offset += taken
+            self._utf8.chars += taken
 
     @staticmethod
     def _tail_rel(tracker: ItemTracker, piece: str, before: int, cand: _Candidate) -> int:
@@ -470,7 +490,6 @@ class InterleavedParser:
     def _after_error(self, err: MalformedJSON, piece: str) -> list[Event]:
         """The events of a JSON error in ``piece``, the last piece fed (fast path)."""
         out: list[Event] = []
-        self._direct = None
         back = self._malformed(err, piece, out)
         if back is not None:
             self._process(back[0], back[1], out)

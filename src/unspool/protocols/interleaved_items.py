@@ -39,7 +39,7 @@ from unspool.events import ActionComplete, ActionInvalid, Diagnostic, Event, Tex
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter
 
-__all__ = ["ItemTracker"]
+__all__ = ["Item", "ItemTracker"]
 
 _MISSING: Any = object()
 _NAME_KEYS = ("name", "tool_name")
@@ -115,7 +115,7 @@ def _kind_of(value: Any) -> str:
 
 
 @dataclass(slots=True)
-class _Item:
+class Item:
     """What is known so far about the array item at ``position``."""
 
     position: int
@@ -135,6 +135,7 @@ class _Item:
     args_open: bool = False  # the params object started and did not end yet
     raw: list[str] = field(default_factory=list)  # params text not yet in a delta
     action: int | None = None  # the emitter's index once started
+    event_id: str = ""  # ... and the id of its events
     started_name: str | None = None
     notes: list[Diagnostic] = field(default_factory=list)
     snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
@@ -193,13 +194,13 @@ class ItemTracker:
         self.base = base
         self._pending: list[Event] = list(prefix)
         self._repairs: list[Diagnostic] = []
-        self._item: _Item | None = None
+        self._item: Item | None = None
         self.out: list[Event] = []
         self.confirmed = False
         self.closed = False
         self.tail_start: int | None = None  # offset of what follows the root, when seen
-        self.text_item: _Item | None = None  # see settle()
-        self.args_item: _Item | None = None
+        self.text_item: Item | None = None  # see settle()
+        self.args_item: Item | None = None
 
     # -- output ------------------------------------------------------------------
 
@@ -278,7 +279,7 @@ class ItemTracker:
             item = self._item
             if depth == 1:
                 if isinstance(ev, ValueStart):
-                    self._item = _Item(int(path[0]), ev.kind == "object")
+                    self._item = Item(int(path[0]), ev.kind == "object")
                 elif isinstance(ev, ValueEnd) and item is not None:
                     self._end_item(item, ev.value)
                     self._item = None
@@ -295,7 +296,7 @@ class ItemTracker:
         if flush:
             self.flush_args()
 
-    def _member(self, item: _Item, key: Any, ev: StringDelta | ValueStart | ValueEnd) -> None:
+    def _member(self, item: Item, key: Any, ev: StringDelta | ValueStart | ValueEnd) -> None:
         if key == item.args_key and item.args_open and isinstance(ev, ValueEnd):
             item.args_open = False
             return
@@ -335,7 +336,7 @@ class ItemTracker:
             item.args_key = str(key)
             item.args_open = True
 
-    def _set_type(self, item: _Item, value: Any) -> None:
+    def _set_type(self, item: Item, value: Any) -> None:
         if item.type_value is not _MISSING:
             if not (isinstance(value, str) and value == item.type_value):
                 item.notes.append(
@@ -365,7 +366,7 @@ class ItemTracker:
             item.kind = "other"
             item.buffered.clear()
 
-    def _set_name(self, item: _Item, key: str, value: Any) -> None:
+    def _set_name(self, item: Item, key: str, value: Any) -> None:
         if key in item.names:
             return
         item.names[key] = value
@@ -382,7 +383,7 @@ class ItemTracker:
                 )
             )
 
-    def _try_start(self, item: _Item) -> None:
+    def _try_start(self, item: Item) -> None:
         if item.action is not None:
             return
         name = item.name()
@@ -390,6 +391,7 @@ class ItemTracker:
             return
         started = self._emitter.start(name, action_id=item.model_id())
         item.action = started.index
+        item.event_id = started.id
         item.started_name = name
         self._emit(started)
 
@@ -408,7 +410,7 @@ class ItemTracker:
             self._member(item, "content", StringDelta((), content[item.content_len :]))
 
     def flush_args(
-        self, final: bool = False, item: _Item | None = None, value: Any = _MISSING
+        self, final: bool = False, item: Item | None = None, value: Any = _MISSING
     ) -> None:
         """An ``ActionArgsDelta`` with the params text that arrived since the last one
         and a snapshot of the live params (``final``: the params will not grow)."""
@@ -434,7 +436,7 @@ class ItemTracker:
             self._emit(event)
         self._repairs.clear()
 
-    def _end_item(self, item: _Item, value: Any) -> None:
+    def _end_item(self, item: Item, value: Any) -> None:
         self._flush_repairs()
         if not item.is_object:
             self._unknown(item, value)
@@ -455,7 +457,7 @@ class ItemTracker:
         else:
             self._unknown(item, value)
 
-    def _unknown(self, item: _Item, value: Any) -> None:
+    def _unknown(self, item: Item, value: Any) -> None:
         if isinstance(value, Mapping) and "type" in value:
             what = f"an item of type {_dump(value['type'])}"
         elif isinstance(value, Mapping):
@@ -468,7 +470,7 @@ class ItemTracker:
             )
         )
 
-    def _end_text(self, item: _Item) -> None:
+    def _end_text(self, item: Item) -> None:
         if item.content == "none":
             self._emit(
                 Diagnostic("bad_item", f"text item {item.position} has no 'content'; skipped")
@@ -492,7 +494,7 @@ class ItemTracker:
                 )
             )
 
-    def _end_action(self, item: _Item, value: Any) -> None:
+    def _end_action(self, item: Item, value: Any) -> None:
         if item.action is None:
             self._try_start(item)
         if item.action is None:
@@ -526,7 +528,7 @@ class ItemTracker:
 
     @staticmethod
     def _with_model_id(
-        event: ActionComplete | ActionInvalid, item: _Item
+        event: ActionComplete | ActionInvalid, item: Item
     ) -> ActionComplete | ActionInvalid:
         """The model's id may arrive after ``ActionStarted``: keep it on the terminal event."""
         model_id = item.model_id()

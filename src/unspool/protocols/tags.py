@@ -26,7 +26,7 @@ is not exactly ``<action name="…">`` is text instead).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from unspool.events import (
@@ -35,11 +35,10 @@ from unspool.events import (
     Diagnostic,
     Event,
     FinishReason,
-    ReasoningDelta,
-    TextDelta,
 )
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
+from unspool.protocols.fastevents import args_delta, reasoning_delta, text_delta
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.tag_body import BodyScanner
 from unspool.protocols.tag_formats import (
@@ -79,6 +78,7 @@ class _Action:
         "action_id",
         "attributes",
         "error",
+        "event_id",
         "index",
         "name",
         "open_text",
@@ -94,6 +94,7 @@ class _Action:
         self.action_id = tag.action_id
         self.error = tag.error
         self.index: int | None = None
+        self.event_id = ""
         self.snaps = ArgsSnapshots()
 
 
@@ -154,6 +155,7 @@ class TagParser:
                     groups["unthink"] = [THINK_CLOSE]
                 self._lexers[in_reasoning, key] = Delimiters(groups, signals=signals, fold=fold)
         self._close = Delimiters({"close": [fmt.close]}, fold=fold)
+        self._close_starts = self._close.starts
         self._nested = Delimiters({"open": opens}, fold=fold)
         self._utf8 = Utf8Decoder()
         self._code = CodeTracker()
@@ -172,6 +174,10 @@ class TagParser:
         # the action being read
         self._action: _Action | None = None
         self._body: BodyScanner | None = None
+        # the fast paths of the next feed (see _settle)
+        self._fast_text: Callable[[str], object] | None = None
+        self._fast_body: BodyScanner | None = None
+        self._settle()
 
     # ------------------------------------------------------------------ public API
 
@@ -195,17 +201,41 @@ class TagParser:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        segments = self._utf8.feed(chunk)
-        if len(segments) == 1 and self._mode == _TEXT and not self._held:
-            text = segments[0]
-            if isinstance(text, str):
-                fast = self._fast_text(text)
-                if fast is not None:
-                    return fast
+        if type(chunk) is str:
+            # the fast paths (see _settle): nothing held, and no character in the
+            # chunk at which a delimiter could begin
+            starts = self._fast_text
+            if starts is not None and starts(chunk) is None:
+                n = len(chunk)
+                self._utf8.chars += n
+                self._pos += n
+                if not n:
+                    return []
+                if self._in_reasoning:
+                    return [reasoning_delta(chunk)]
+                self.text_chars += n
+                return [text_delta(chunk)]
+            body = self._fast_body
+            if body is not None and self._close_starts(chunk) is None:
+                n = len(chunk)
+                self._utf8.chars += n
+                self._pos += n
+                delta = body.feed_args(chunk)  # no closer in the chunk: the body goes on
+                action = self._action
+                if not delta or action is None or action.index is None:
+                    return []
+                partial = action.snaps.take(body.partial, len(delta), False, body.grew)
+                body.grew = False
+                return [args_delta(action.event_id, action.index, partial, delta)]
         out: list[Event] = []
-        self._decoded(segments, out)
+        if type(chunk) is str and self._utf8.text_only:
+            self._utf8.chars += len(chunk)  # what feed() would do: no bytes, no segments
+            self._run(chunk, out)
+        else:
+            self._decoded(self._utf8.feed(chunk), out)
         self._flush_text(out)
         self._flush_args(out)
+        self._settle()
         return out
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -233,22 +263,29 @@ class TagParser:
 
     # ------------------------------------------------------------------ driving
 
-    def _fast_text(self, chunk: str) -> list[Event] | None:
-        """Plain prose with nothing pending: the whole chunk is text (or ``None``
-        when the general path must look at it)."""
-        code = self._code
-        if code.char_mode:
-            return None
-        lexer = self._lexers[self._in_reasoning, code.key]
-        if lexer.search(chunk, 0) is not None or lexer.hold(chunk):
-            return None
-        self._pos += len(chunk)
-        if not chunk:
-            return []
-        if self._in_reasoning:
-            return [ReasoningDelta(chunk)]
-        self.text_chars += len(chunk)
-        return [TextDelta(chunk)]
+    def _settle(self) -> None:
+        """After a feed, which fast path the next ``str`` chunk may take: in prose with
+        nothing held and no markdown character pending, a chunk without a character
+        at which a delimiter can begin is text (``_fast_text``, that lexer's
+        ``starts``); in a started action's body with no closer prefix held, a chunk
+        without the closer's first character goes to the body (``_fast_body``)."""
+        self._fast_text = None
+        self._fast_body = None
+        if not self._utf8.text_only:
+            return
+        if self._mode == _TEXT:
+            code = self._code
+            if not self._held and not code.char_mode:
+                self._fast_text = self._lexers[self._in_reasoning, code.key].starts
+        elif self._mode == _BODY:
+            body, action = self._body, self._action
+            if (
+                body is not None
+                and not body.held
+                and action is not None
+                and action.index is not None
+            ):
+                self._fast_body = body
 
     def _decoded(self, segments: list[Segment], out: list[Event]) -> None:
         """Run the decoded text; an ``invalid_utf8`` report goes out after the events of
@@ -422,6 +459,7 @@ class TagParser:
         attrs = {k: v for k, v in action.attributes.items()}
         event = self.emitter.start(name, action_id=action.action_id, attributes=attrs)
         action.index = event.index
+        action.event_id = event.id
         action.name = name
         out.append(event)
 
@@ -442,7 +480,8 @@ class TagParser:
             return
         delta = body.take_delta()
         if delta:
-            partial = action.snaps.take(body.partial, len(delta), final)
+            partial = action.snaps.take(body.partial, len(delta), final, body.grew)
+            body.grew = False
             out.append(self.emitter.args_delta(action.index, partial, delta))
 
     def _end_action(
@@ -515,10 +554,10 @@ class TagParser:
         if not text:
             return
         if self._in_reasoning:
-            out.append(ReasoningDelta(text))
+            out.append(reasoning_delta(text))
         else:
             self.text_chars += len(text)
-            out.append(TextDelta(text))
+            out.append(text_delta(text))
 
 
 def parse_tags(
