@@ -113,3 +113,24 @@ def test_hinted_snapshots_are_the_full_ones(value: dict[str, Any], cuts: st.Data
     assert final_a == full.take(plain.value, 0, final=True) == value
     for snap, shown, other in kept:
         assert json.dumps(snap) == shown == other  # later growth changed no snapshot
+
+
+def test_feeding_after_finish_raises_even_where_a_fast_path_was_open() -> None:
+    from unspool.protocols.interleaved import InterleavedParser
+    from unspool.protocols.tags import TagParser
+
+    for parser, chunks in (
+        (InterleavedParser(), ['[{"type":"text","content":"ab', "cd"]),
+        (TagParser(), ["Sure ", "thing"]),
+        (TagParser(), ['<action name="a">{"k": "v', "w"]),
+    ):
+        for c in chunks:
+            parser.feed(c)
+        parser.finish()
+        for c in ("xy", b"xy"):
+            try:
+                parser.feed(c)
+            except RuntimeError as exc:
+                assert str(exc) == "feed() after finish()"
+            else:
+                raise AssertionError("feed() after finish() did not raise")

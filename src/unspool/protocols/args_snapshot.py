@@ -86,7 +86,8 @@ class ArgsSnapshots:
             if final or (self._total - self._at) * self.REFRESH >= self._total:
                 self._at = self._total  # a new snapshot would have been this one
             return self._last
-        if not _is_container(live):
+        t = type(live)
+        if t is not dict and t is not list:
             self._root = None
             return live
         if node is not None and node.src is not live:
@@ -96,7 +97,7 @@ class ArgsSnapshots:
         ):
             self._exact = self._exact and not changed
             return self._last
-        copy = None if node is None or node.kids else _flat(live, node)
+        copy = None if node is None else _quick(live, node)
         if copy is None:
             copy, self._root = _snap(live, node)
         self._last = copy
@@ -110,27 +111,72 @@ def _is_container(value: Any) -> bool:
     return t is dict or t is list
 
 
-def _flat(src: Any, node: _Node) -> Any:
-    """The snapshot of an object with no open container (the common shape of tool
-    args) that only changed in its last value or by new scalar ones, updating ``node``;
-    None when that is not the case (the general :func:`_snap` decides)."""
-    if type(src) is not dict:
-        return None
-    vals = list(src.values())
-    before = node.seen
-    m = len(before)
-    if not m or any(map(is_not, vals[: m - 1], before)):
-        return None
-    if len(vals) == m and vals[m - 1] is before[m - 1]:
-        return node.copy  # unchanged
-    for value in vals[m - 1 :]:
-        t = type(value)
+def _quick(src: Any, node: _Node) -> Any:
+    """The common snapshots without the general bookkeeping, updating ``node`` in
+    place: the container ``src`` unchanged but for its one open child (followed
+    down), or changed only in its last value or by new values none of which is a
+    container.  None (with nothing updated) when that is not the case: then
+    :func:`_snap` decides.  Both give the same snapshot."""
+    t = type(src)
+    if t is dict:
+        vals = list(src.values())
+        before = node.seen
+        m = len(before)
+        if not m:
+            return None if vals else node.copy
+        if any(map(is_not, vals[: m - 1], before)):
+            return None  # an earlier value was replaced: a duplicate key
+        if vals[m - 1] is before[m - 1]:
+            if len(vals) == m:
+                return _quick_kid(node, None)
+            tail = vals[m:]  # new values only
+        else:
+            tail = vals[m - 1 :]  # the last value was replaced, and maybe values added
+        for value in tail:
+            t = type(value)
+            if t is dict or t is list:
+                return None
+        copy = src.copy()
+    elif t is list:
+        n = len(src)
+        last = src[-1] if n else None
+        seen = node.seen
+        if seen[0] == n and seen[1] is last:
+            return _quick_kid(node, n - 1)
+        t = type(last)
         if t is dict or t is list:
             return None
-    copy = src.copy()
+        copy = src[:]
+        vals = (n, last)
+    else:
+        return None
     node.seen = vals
     node.copy = copy
+    node.kids = {}
     return copy
+
+
+def _quick_kid(node: _Node, index: int | None) -> Any:
+    """:func:`_quick` of a container with nothing assigned since the last snapshot: only
+    its open child (at ``index`` for a list, the one followed for an object) may grow."""
+    kids = node.kids
+    if not kids:
+        return node.copy
+    if len(kids) != 1:
+        return None
+    ((key, kid),) = kids.items()
+    if index is not None and key != index:
+        return None
+    old = kid.copy
+    copy = _quick(kid.src, kid)
+    if copy is None:
+        return None
+    if copy is old:
+        return node.copy
+    out = node.copy.copy()
+    out[key] = copy
+    node.copy = out
+    return out
 
 
 def _snap(src: Any, node: _Node | None) -> tuple[Any, _Node]:

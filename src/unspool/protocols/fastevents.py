@@ -14,10 +14,17 @@ from typing import Any
 
 from unspool.events import ActionArgsDelta, ReasoningDelta, TextDelta
 
-__all__ = ["args_delta", "reasoning_delta", "text_delta"]
+__all__ = ["args_delta", "new", "reasoning_delta", "set_text", "text_delta"]
 
-_new = object.__new__
-_text = TextDelta.__dict__["text"].__set__
+new = object.__new__
+"""``new(TextDelta)``: an event with its slots unset, for :data:`set_text` (a hot path
+inlines :func:`text_delta` so)."""
+
+set_text = TextDelta.__dict__["text"].__set__
+"""``set_text(event, text)`` sets the ``text`` of a ``TextDelta`` made by :data:`new`."""
+
+_new = new
+_text = set_text
 _reasoning = ReasoningDelta.__dict__["text"].__set__
 _args = ActionArgsDelta.__dict__
 _id, _index = _args["id"].__set__, _args["index"].__set__

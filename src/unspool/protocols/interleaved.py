@@ -243,9 +243,7 @@ class InterleavedParser:
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk``; return the events it produced, in order."""
-        if self._finished:
-            raise RuntimeError("feed() after finish()")
-        cand = self._direct
+        cand = self._direct  # None once finished
         if cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
             # inside the confirmed array, str only, and the chunk neither opens nor
             # closes an object: one piece (see _feed_array), often a fast path
@@ -292,6 +290,8 @@ class InterleavedParser:
             else:
                 self._fed(cand, out)
             return self._count(out) if out else out
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
         if cand is not None:
             self._leave_direct()
         out = []
@@ -333,6 +333,7 @@ class InterleavedParser:
             self._accept(out, "", self._offset)
         self._report_tail(out)
         self._count(out)
+        self._direct = None  # no fast path after the end (feed() raises)
         status: DoneReason
         if reason == "abort":
             status = "aborted"

@@ -35,10 +35,11 @@ from unspool.events import (
     Diagnostic,
     Event,
     FinishReason,
+    TextDelta,
 )
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
-from unspool.protocols.fastevents import args_delta, reasoning_delta, text_delta
+from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.tag_body import BodyScanner
 from unspool.protocols.tag_formats import (
@@ -177,6 +178,7 @@ class TagParser:
         # the fast paths of the next feed (see _settle)
         self._fast_text: Callable[[str], object] | None = None
         self._fast_body: BodyScanner | None = None
+        self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
 
     # ------------------------------------------------------------------ public API
@@ -199,27 +201,24 @@ class TagParser:
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
-        if self._finished:
-            raise RuntimeError("feed() after finish()")
         if type(chunk) is str:
-            # the fast paths (see _settle): nothing held, and no character in the
-            # chunk at which a delimiter could begin
+            # the fast paths (see _settle; none once finished): nothing held, and no
+            # character in the chunk at which a delimiter could begin
             starts = self._fast_text
             if starts is not None and starts(chunk) is None:
                 n = len(chunk)
-                self._utf8.chars += n
-                self._pos += n
+                self._lag += n
                 if not n:
                     return []
                 if self._in_reasoning:
                     return [reasoning_delta(chunk)]
                 self.text_chars += n
-                return [text_delta(chunk)]
+                event = new(TextDelta)  # text_delta(chunk), inlined
+                set_text(event, chunk)
+                return [event]
             body = self._fast_body
             if body is not None and self._close_starts(chunk) is None:
-                n = len(chunk)
-                self._utf8.chars += n
-                self._pos += n
+                self._lag += len(chunk)
                 delta = body.feed_args(chunk)  # no closer in the chunk: the body goes on
                 action = self._action
                 if not delta or action is None or action.index is None:
@@ -227,6 +226,9 @@ class TagParser:
                 partial = action.snaps.take(body.partial, len(delta), False, body.grew)
                 body.grew = False
                 return [args_delta(action.event_id, action.index, partial, delta)]
+        if self._finished:
+            raise RuntimeError("feed() after finish()")
+        self._catch_up()
         out: list[Event] = []
         if type(chunk) is str and self._utf8.text_only:
             self._utf8.chars += len(chunk)  # what feed() would do: no bytes, no segments
@@ -243,6 +245,8 @@ class TagParser:
         and end with ``StreamDone``.  Idempotent (a second call returns ``[]``)."""
         if self._finished:
             return []
+        self._catch_up()
+        self._fast_text = self._fast_body = None
         out: list[Event] = []
         self._decoded(self._utf8.finish(), out)
         self._finished = True
@@ -262,6 +266,14 @@ class TagParser:
         return out
 
     # ------------------------------------------------------------------ driving
+
+    def _catch_up(self) -> None:
+        """Count the characters the fast paths took (``_lag``) as read and decoded."""
+        lag = self._lag
+        if lag:
+            self._lag = 0
+            self._pos += lag
+            self._utf8.chars += lag
 
     def _settle(self) -> None:
         """After a feed, which fast path the next ``str`` chunk may take: in prose with
