@@ -118,6 +118,7 @@ def _quick(src: Any, node: _Node) -> Any:
     container.  None (with nothing updated) when that is not the case: then
     :func:`_snap` decides.  Both give the same snapshot."""
     t = type(src)
+    vals: Any
     if t is dict:
         vals = list(src.values())
         before = node.seen
