@@ -80,26 +80,26 @@ class ArgsSnapshots:
         ``changed=False`` says ``live`` did not change since the previous call (no path
         event came in between): when the last snapshot showed it as it was then, that
         snapshot is the answer, without looking at ``live``."""
-        self._total += grown
+        total = self._total + grown
+        self._total = total
         node = self._root
-        if not changed and self._exact and node is not None and node.src is live:
-            if final or (self._total - self._at) * self.REFRESH >= self._total:
-                self._at = self._total  # a new snapshot would have been this one
-            return self._last
-        t = type(live)
-        if t is not dict and t is not list:
-            self._root = None
-            return live
-        if node is not None and node.src is not live:
-            node = None
-        elif (
-            node is not None and not final and (self._total - self._at) * self.REFRESH < self._total
-        ):
-            self._exact = self._exact and not changed
-            return self._last
-        copy = None if node is None else _quick(live, node)
-        if copy is None:
-            copy, self._root = _snap(live, node)
+        if node is not None and node.src is live:
+            if not changed and self._exact:
+                if final or (total - self._at) * self.REFRESH >= total:
+                    self._at = total  # a new snapshot would have been this one
+                return self._last
+            if not final and (total - self._at) * self.REFRESH < total:
+                self._exact = self._exact and not changed
+                return self._last
+            copy = _quick(live, node)
+            if copy is None:
+                copy, self._root = _snap(live, node)
+        else:
+            t = type(live)
+            if t is not dict and t is not list:
+                self._root = None
+                return live
+            copy, self._root = _snap(live, None)
         self._last = copy
         self._at = self._total
         self._exact = True
