@@ -187,6 +187,7 @@ class InterleavedParser:
         "_lenient",
         "_offset",
         "_phase",
+        "_quiet",
         "_rescanned",
         "_scanner",
         "_shown",
@@ -225,6 +226,7 @@ class InterleavedParser:
         self._direct_at = 0  # its ``fed`` when the fast way opened (see _leave_direct)
         self._text_item: Item | None = None  # what the fast way continues (ItemTracker.settle)
         self._args_item: Item | None = None
+        self._quiet = False
         self._tail: list[str] = []  # text after the array
         self._tail_pos = 0
         self._rescanned = 0  # characters scanned again after rejected candidates
@@ -279,6 +281,8 @@ class InterleavedParser:
                 args = cand.core.value[-1][item.args_key]
                 partial = item.snaps.take(args, len(chunk), False, bool(events))
                 return [args_delta(item.event_id, index, partial, chunk)]
+            if not events and self._quiet:
+                return []  # between values (a key, a split escape): nothing happened
             self._leave_direct()
             out: list[Event] = []
             tracker = cand.tracker
@@ -467,6 +471,7 @@ class InterleavedParser:
                 self._direct_at = cand.fed
                 self._text_item = tracker.text_item
                 self._args_item = None if self._lenient else tracker.args_item
+                self._quiet = tracker.quiet
 
     def _leave_direct(self) -> None:
         """Count the characters the fast path took (see :meth:`feed`); no fast path

@@ -178,6 +178,7 @@ class ItemTracker:
         "closed",
         "confirmed",
         "out",
+        "quiet",
         "tail_start",
         "text_item",
     )
@@ -201,6 +202,7 @@ class ItemTracker:
         self.tail_start: int | None = None  # offset of what follows the root, when seen
         self.text_item: Item | None = None  # see settle()
         self.args_item: Item | None = None
+        self.quiet = False
 
     # -- output ------------------------------------------------------------------
 
@@ -227,9 +229,11 @@ class ItemTracker:
         """Note, once a feed was handled, what the next one continues (the parser's
         fast paths): :attr:`text_item`, the open text item whose content string is
         open, or :attr:`args_item`, the open started action whose params are open and
-        flushed.  Both are None until the array is confirmed."""
+        flushed; :attr:`quiet` when a feed that gives no path event changes nothing
+        (no params are open).  None and False until the array is confirmed."""
         item = self._item
         self.text_item = self.args_item = None
+        self.quiet = self.confirmed and (item is None or not item.args_open)
         if item is None or not self.confirmed:
             return
         if item.kind == "text" and item.content_active and item.content == "string":
