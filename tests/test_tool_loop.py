@@ -523,13 +523,15 @@ async def test_cancelled_mid_turn_stops_the_loop(server: ReplayServer) -> None:
             seen.append(event)
 
     task = asyncio.ensure_future(consume())
-    await asyncio.sleep(0.2)
+    while not server.requests:  # the turn is under way (a sleep alone races a loaded machine)
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     assert seen == [StreamDone("aborted", 0, 0, 0)]
     assert loop.stopped == "aborted" and loop.turns == 1
-    assert await asyncio.to_thread(server.disconnected.wait, 5)
+    assert await asyncio.to_thread(server.disconnected.wait, 15)
 
 
 async def test_abort_event_stops_the_loop(server: ReplayServer) -> None:
@@ -605,4 +607,4 @@ async def test_abort_closes_each_new_sdk_stream(server: ReplayServer, name: str)
             asyncio.get_running_loop().call_later(0.1, abort.set)
     assert events == [TextDelta("Hel"), StreamDone("aborted", 0, 0, 3)]
     assert loop.stopped == "aborted"
-    assert await asyncio.to_thread(server.disconnected.wait, 5)
+    assert await asyncio.to_thread(server.disconnected.wait, 15)
