@@ -223,6 +223,13 @@ LENIENT_WORST: dict[str, Callable[[int], str]] = {
     "commas in strings": lambda n: '["' + 'a, "b' * (n // 6) + '"]',
     "closers in strings": lambda n: '["' + "a} b] " * (n // 6) + '"]',
     "missing closing quotes": lambda n: "{" + '"k": "v, ' * (n // 9) + '"z": 1}',
+    # the hold-out's repairs
+    "one-word items then a word": lambda n: "[" + '"a" b", ' * (n // 8) + "1]",
+    "quotes glued to words": lambda n: "{" + 'k": ab", ' * (n // 9) + '"z": 1}',
+    "doubled closing quotes": lambda n: "[" + '"x "y"", ' * (n // 10) + "1]",
+    "closers for two levels": lambda n: "{" + '"k": [{"a": 1], ' * (n // 16) + '"z": 1}',
+    "line comments over closers": lambda n: "[1, // " + '}, "b" ' * (n // 7) + "\n2]",
+    "Unicode spaces": lambda n: "[" + "1,\u00a0x\u3000, " * (n // 7) + "1]",
 }
 
 

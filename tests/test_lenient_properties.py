@@ -51,6 +51,7 @@ DEVIATIONS = (
     "cq",
     "lz",
     "mv",
+    "us",
 )
 BARE = re.compile(r"[a-z][a-z0-9_ -]*[a-z0-9]\Z|[a-z]\Z")
 NOT_BARE = {"true", "false", "null", "none", "nan", "infinity"}
@@ -100,14 +101,26 @@ class Writer:
 
     def ws(self) -> str:
         out = self.draw(st.sampled_from(["", "", " ", "\n", "  "]))
+        if self.maybe("us"):
+            out += self.draw(st.sampled_from(["\u00a0", "\u3000", " \u202f"]))
         if self.maybe("cm"):
             body = self.draw(st.text(alphabet=st.sampled_from(list("ab {}[]\",:'/")), max_size=6))
+            # a line comment that ends with the input is refused when it holds a closer,
+            # a comma and the next member ('// }, "b"'): the comment swallowed the document
+            body = re.sub(r"([\]}][ ]*),", r"\1", body)
             out += self.draw(st.sampled_from([f"/*{body}*/", f"//{body}\n"]))
             out += self.draw(st.sampled_from(["", " ", "\n"]))
         return out
 
-    def string(self, text: str, *, key: bool) -> str:
-        if not key and BARE.match(text) and text.lower() not in NOT_BARE and self.maybe("uv"):
+    def string(self, text: str, *, key: bool, bare: bool = True) -> str:
+        """``bare``: may be written unquoted (never at the root, where a word is prose)."""
+        if (
+            bare
+            and not key
+            and BARE.match(text)
+            and text.lower() not in NOT_BARE
+            and self.maybe("uv")
+        ):
             return text
         plain = not any(c in text for c in '"\\\u201c\u201d') and min(text, default="a") >= " "
         if plain and self.maybe("cq"):
@@ -194,7 +207,8 @@ def documents(draw: st.DrawFn) -> tuple[str, str, frozenset[str]]:
     value = draw(VALUES)
     enabled = frozenset(draw(st.sets(st.sampled_from(DEVIATIONS))))
     writer = Writer(draw, enabled)
-    dirty = writer.ws() + writer.value(value) + writer.ws()
+    root = writer.string(value, key=False, bare=False) if isinstance(value, str) else None
+    dirty = writer.ws() + (root if root is not None else writer.value(value)) + writer.ws()
     return json.dumps(value), dirty, enabled
 
 

@@ -38,6 +38,7 @@ NN, TR = "nan", "truncated"
 IE, UV, LC, LZ = "invalid_escape", "unquoted_value", "literal_case", "leading_zeros"
 CQ, EL, MV = "curly_quotes", "ellipsis", "missing_value"
 MX, XC, MQ = "mismatched_closer", "extra_closer", "missing_quote"
+US = "unicode_space"
 
 CASES = [
     # ---------------------------------------------------------------- trailing commas
@@ -282,6 +283,22 @@ CASES = [
         {"a": -INF, "b": [None]},
         (SQ, CM, NN, UK, PL, TC, TC),
     ),
+    # ---------------------------------------------------------------- Unicode spaces
+    Case("us-before-value", '{"a":\u00a0"foo\u00a0bar"}', {"a": "foo\u00a0bar"}, (US,)),
+    Case("us-after-item", "[1,\u3000 2\u202f]", [1, 2], (US, US)),
+    Case("us-around-colon", '{"a"\u205f:\u00a0true}', {"a": True}, (US, US)),
+    Case("us-ends-a-token", '{"a": 1\u00a0, "b": x\u00a0}', {"a": 1, "b": "x"}, (US, UV, US)),
+    Case("us-inside-a-word", '{"a": New\u00a0York}', {"a": "New\u00a0York"}, (UV,)),
+    Case(
+        "us-after-a-string", '{"a": "x"\u00a0, "b": ["y"\u3000]}', {"a": "x", "b": ["y"]}, (US, US)
+    ),
+    Case("us-after-the-root", '{"a": 1}\u00a0', {"a": 1}, (US,)),
+    Case(
+        "us-ends-a-literal",
+        '{"_": null\u00a0 "x": [true\u3000 1]}',
+        {"_": None, "x": [True, 1]},
+        (US, MC, US, MC),
+    ),
     Case(
         "mix-nested-all",
         '{"a": "x", "b": [True, NaN, \'y\', {c: None}], // done\n}',
@@ -402,7 +419,7 @@ PER_KIND = {
     PL: ('{"a": None}', {"a": None}, 6),  # refused at the token, never read as a string
     CC: ('["a\nb"]', ["a\nb"], 3),
     MC: ("[1 2]", [1, 2], 3),
-    IQ: ('{"s": "a "b" c"}', {"s": 'a "b" c'}, 11),
+    IQ: ('{"s": "a "b" c"}', {"s": 'a "b" c'}, 13),
     NN: ('{"a": NaN}', {"a": NAN}, 6),
     IE: ('["\\d"]', ["\\d"], 3),
     UV: ("[a]", ["a"], 1),
@@ -414,6 +431,7 @@ PER_KIND = {
     MX: ("[1}", [1], 2),
     XC: ("[1]]", [1], 3),
     MQ: ('{"a": "x, "b": 1}', {"a": "x", "b": 1}, 13),
+    US: ('{\u00a0"a": 1}', {"a": 1}, 1),
 }
 
 
@@ -632,3 +650,131 @@ def test_profile_regressions_for_every_chunking(
         assert got_repairs == repairs, (text, chunks)
         for before, after in zip(live, [*live[1:], got], strict=True):
             assert prefix_violation(before, after) is None, (text, chunks)
+
+
+HOLDOUT_REGRESSIONS = [
+    # (text, value, repair kinds and positions): wrong values the issue 13 hold-out found
+    # a quote glued to an unquoted word closes it (its opening quote was missing)
+    ('[a","b"]', ["a", "b"], [(UV, 1), (MQ, 2)]),
+    ('[a",b"]', ["a", "b"], [(UV, 1), (MQ, 2), (UV, 4), (MQ, 5)]),
+    ('[abc", 1]', ["abc", 1], [(UV, 1), (MQ, 4)]),
+    ('{"a": abc", "b": 1}', {"a": "abc", "b": 1}, [(UV, 6), (MQ, 9)]),
+    # an array item of one word, then a blank and the next word closed by its quote or
+    # the item's delimiter: a missing comma and quote, not a quote inside the item
+    (
+        '["value1" value2", "value3"]',
+        ["value1", "value2", "value3"],
+        [(MC, 10), (UV, 10), (MQ, 16)],
+    ),
+    (
+        '{"b": ["x" y" ], "c": ["z" w]}',
+        {"b": ["x", "y"], "c": ["z", "w"]},
+        [(MC, 11), (UV, 11), (MQ, 12), (MC, 27), (UV, 27)],
+    ),
+    # ... while an item of several words keeps its quotes as text
+    ('["She said "no" loudly", "x"]', ['She said "no" loudly', "x"], [(IQ, 11), (IQ, 14)]),
+    # "https://" in an unquoted value is text, not a comment
+    ('{"url": https://example.com/a}', {"url": "https://example.com/a"}, [(UV, 8)]),
+    ('{"u": ftp://x.y/z, "b": 1}', {"u": "ftp://x.y/z", "b": 1}, [(UV, 6)]),
+    # a cut-off "-" is dropped whether the blank after it comes in its chunk or the next
+    ("[- ", [], [(TR, 3)]),
+    # an unquoted key with a quote glued to it: the quote closes the key
+    ('{a":"foo","b":"bar"}', {"a": "foo", "b": "bar"}, [(UK, 1), (MQ, 2)]),
+    ('{"a":"foo",b":"bar"}', {"a": "foo", "b": "bar"}, [(UK, 11), (MQ, 12)]),
+    # a wrong closer then a comma: a key after it means an object goes on, so the closer
+    # was the array's and the inner object's was missing (and the mirror case)
+    (
+        '{"array":[{"key": "value"], "key2": "value2"}',
+        {"array": [{"key": "value"}], "key2": "value2"},
+        [(MX, 25)],
+    ),
+    ('[{"p": ["Mrs."}, {"q": 1}]', [{"p": ["Mrs."]}, {"q": 1}], [(MX, 14)]),
+    ('[{"a": 1], {"b": 2}]', [{"a": 1}, {"b": 2}], [(MX, 8)]),  # a typo for }
+    # an object then a comma and '{' in an array: the object's closer was missing
+    ('[{"i":1,{"i":2}]', [{"i": 1}, {"i": 2}], [(MX, 8)]),
+    ('[{"i":1, {"i":2}, {"i": 3}]', [{"i": 1}, {"i": 2}, {"i": 3}], [(MX, 9)]),
+    # words after '",' closed by ']' are unquoted items, parentheses and all
+    ('["This is C(2)", This is F(3)]', ["This is C(2)", "This is F(3)"], [(UV, 17)]),
+    # an inner quote right before the closing one is text, the second quote closes
+    ('{"a": "He said "yes""}', {"a": 'He said "yes"'}, [(IQ, 15), (IQ, 19)]),
+    ('["He said "yes"", "no"]', ['He said "yes"', "no"], [(IQ, 10), (IQ, 14)]),
+    ('["a""b"]', ["a", "b"], [(MC, 4)]),  # unless the second opens the next item
+    # a line comment cut off by the end: dropped like any truncation
+    ('{"a": [1, // see [2]', {"a": [1]}, [(CM, 10), (TR, 20)]),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "repairs"), HOLDOUT_REGRESSIONS)
+def test_holdout_regressions_for_every_chunking(
+    text: str, value: Any, repairs: list[tuple[str, int]]
+) -> None:
+    chunkings: list[Sequence[str | bytes]] = [[text], list(text), one_by_one(text.encode())]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        got, got_repairs, live = _regression_state(chunks)
+        assert_same(got, value, f"{text!r} {chunks!r}")
+        assert got_repairs == repairs, (text, chunks)
+        for before, after in zip(live, [*live[1:], got], strict=True):
+            assert prefix_violation(before, after) is None, (text, chunks)
+
+
+HOLDOUT_REFUSED = [
+    # (text, error position): any reading would be a guess or a wrong value
+    ('{"key": 1. }', 8),  # an unfinished number before its delimiter: not "1." the string
+    ('{"a": 1e }', 6),
+    ("[2e,", 1),
+    ("[-,", 1),
+    ('{"a": 1_000}', 6),  # grouped digits: a number or a string, either a guess
+    ("[undefined]", 1),  # JavaScript's undefined: neither null nor a string for sure
+    ('{"a": {"b": 1, {"c": 2}}}', 15),  # '{' where a key must be, not in an array
+    ('"hello" + " world"', 6),  # concatenation: as text the operator joins the value
+    ('"a"+"b"', 2),
+    ("{\"g\": 'hello' +\n 'world'}", 12),
+    ('"hello +\n " world"', 10),
+    # a line comment running to the end over a closer and the next member: on one line
+    # the comment swallowed the rest of the document, which must not silently vanish
+    ('{ "key": { "key2": "value2" // comment }, "key3": "value3" }', 60),
+    ('{ "key": { "key2": "value2" # comment }, "key3": "value3" }', 59),
+]
+
+
+@pytest.mark.parametrize(("text", "pos"), HOLDOUT_REFUSED)
+def test_holdout_refusals_for_every_chunking(text: str, pos: int) -> None:
+    chunkings: list[Sequence[str | bytes]] = [[text], list(text)]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        stream = JsonStream(lenient=True)
+        with pytest.raises(MalformedJSON) as info:
+            for chunk in chunks:
+                stream.feed(chunk)
+            stream.finish()
+        assert info.value.pos == pos, (text, chunks)
+
+
+FENCED = [
+    # (text, value, tail): the closing fence came before the closers (trailing="ignore")
+    ('{"key": "value, value2"```', {"key": "value, value2"}, "```"),
+    ('{"a": [1, 2\n```\nDone.', {"a": [1, 2]}, "```\nDone."),
+    ('```json\n[{"id": 1}, {"id": 2\n```', [{"id": 1}, {"id": 2}], "```"),
+]
+
+
+@pytest.mark.parametrize(("text", "value", "tail"), FENCED)
+def test_a_closing_fence_before_the_closers_ends_the_document(
+    text: str, value: Any, tail: str
+) -> None:
+    chunkings: list[Sequence[str]] = [[text], list(text)]
+    chunkings += [chunks_at(text, [cut]) for cut in range(len(text) + 1)]
+    for chunks in chunkings:
+        stream = JsonStream(lenient=True, skip_preamble=True)
+        for chunk in chunks:
+            stream.feed(chunk)
+        assert_same(stream.finish(), value, f"{text!r} {chunks!r}")
+        assert [r.kind for r in stream.repairs] == [TR], (text, chunks)
+        assert not stream.complete
+        assert stream.tail == tail, (text, chunks)
+    # without trailing="ignore" a fence there is still an error
+    strict_tail = JsonStream(lenient=True)
+    with pytest.raises(MalformedJSON):
+        strict_tail.feed(text.removeprefix("```json\n"))
+        strict_tail.finish()

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
 from hypothesis_profiles import examples
-from unspool import UNSET, JsonStream, MalformedJSON
+from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
 
 REQUIRED = os.environ.get("UNSPOOL_REQUIRE_SPEEDUPS") == "1"
@@ -79,8 +79,10 @@ OPTIONS = st.fixed_dictionaries(
         "max_int_digits": st.sampled_from([1, 5, 30, 4300, 10000]),
         "parse_float": st.sampled_from([None, Decimal]),
         "parse_int": st.sampled_from([None, _reject_long, str]),
+        "release_items": st.booleans(),
     },
-)
+).map(lambda options: {**options, "events": True} if options.get("release_items") else options)
+"""Options of both machines (``release_items`` needs ``events``: it brings them along)."""
 
 SNIPPETS = st.sampled_from(
     [
@@ -105,10 +107,16 @@ NARROW_DOCS = st.recursive(
 ).map(lambda value: json.dumps(value, ensure_ascii=False))
 
 
+ITEMS = st.lists(st.one_of(json_docs(unique_keys=False), NARROW_DOCS), max_size=6).map(
+    lambda items: "[" + ",".join(items) + "]"
+)
+"""A root array of documents (the shape ``release_items`` works on)."""
+
+
 @st.composite
 def documents(draw: st.DrawFn) -> str:
     """A JSON document, often with a few random edits."""
-    doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS))
+    doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
     for _ in range(draw(st.integers(0, 3))):
         at = draw(st.integers(0, len(doc)))
         op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
@@ -224,7 +232,8 @@ def test_selection() -> None:
     assert type(make("c", skip_preamble=True)) is JsonStream
     assert type(make("c", max_depth=2**70)) is JsonStream
     assert type(make("c", max_token_chars=-1)) is JsonStream
-    assert not machines.accelerates({"release_items": True})
+    assert type(make("c", events=True, release_items=True)) is not JsonStream
+    assert type(make("c", events=True, release_items=True, lenient=True)) is JsonStream
 
     class Mine(JsonStream):
         pass
@@ -239,7 +248,13 @@ def test_selection() -> None:
 
 
 def test_invalid_options_fail_like_the_reference() -> None:
-    for options in ({"trailing": "sometimes"}, {"max_depth": 0}, {"bogus": 1}):
+    for options in (
+        {"trailing": "sometimes"},
+        {"max_depth": 0},
+        {"bogus": 1},
+        {"release_items": True},
+        {"release_items": True, "events": False},
+    ):
         with pytest.raises((ValueError, TypeError)) as c_err:
             make("c", **options)
         with pytest.raises((ValueError, TypeError)) as py_err:
@@ -303,6 +318,12 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
             for k in range(0, len(text), 3):
                 bad.feed(text[k : k + 3])
             bad.finish()
+    if options.get("release_items"):  # a root array: what release_items lets go of
+        items = make(machine, **options)
+        array = "[" + LEAK_DOC + ", " + LEAK_DOC + ', "x", [1, {"y": 2}], 3]'
+        for k in range(0, len(array), 11):
+            items.feed_events(array[k : k + 11])
+        items.finish_events()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):
@@ -311,7 +332,10 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
 
 
 @pytest.mark.skipif(SANITIZED, reason="AddressSanitizer's quarantine holds freed memory")
-@pytest.mark.parametrize("options", [{}, {"events": True, "trailing": "ignore"}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"events": True, "trailing": "ignore"}, {"events": True, "release_items": True}],
+)
 def test_a_long_run_of_feeds_keeps_memory_flat(options: dict[str, Any]) -> None:
     for _ in range(50):
         _cycle("c", options)
@@ -403,3 +427,166 @@ def test_values_hold_no_extra_references(size: int) -> None:
     assert (held, released) == (3, 2)
     assert grown == {"s": "growing"}
     assert UNSET is make("c").value
+
+
+# --------------------------------------------------------------------------- recycled events
+
+RECYCLE_DOC = (
+    '[{"type": "text", "content": "hello, streaming world"}, {"a": [1, 2.5, true, null]}, '
+    '"plain", {"nested": {"deep": ["x", {"y": "z"}]}}, 12345678901234567890, "tail end"]'
+)
+
+
+def _feeds(machine: str, keep: str, size: int) -> tuple[list[Any], list[Any]]:
+    """Events of RECYCLE_DOC fed ``size`` characters at a time: ``keep`` says what the
+    consumer holds on to between feeds (``lists``, single ``events``, or ``nothing``).
+    Returns what was held and, taken as plain data at once, every event."""
+    parser = make(machine, events=True, release_items=True)
+    held: list[Any] = []
+    seen: list[Any] = []
+    chunks = [RECYCLE_DOC[k : k + size] for k in range(0, len(RECYCLE_DOC), size)]
+    for k, chunk in enumerate(chunks):
+        got = parser.feed_events(chunk)
+        seen.append(_plain(got))
+        if keep == "lists" and k % 2 == 0:
+            held.append(got)
+        elif keep == "events" and got:
+            held.append(got[k % len(got)])
+    seen.append(_plain(parser.finish_events()))
+    return held, seen
+
+
+@pytest.mark.parametrize("size", [1, 4, 9])
+@pytest.mark.parametrize("keep", ["lists", "events", "nothing"])
+def test_events_a_consumer_keeps_never_change(keep: str, size: int) -> None:
+    """The C machine reuses an event object (and a list) once the consumer let go of
+    it: what the consumer still holds stays as it was handed over."""
+    held_c, seen_c = _feeds("c", keep, size)
+    held_py, seen_py = _feeds("python", keep, size)
+    assert mismatch(seen_c, seen_py) is None
+    assert mismatch(_plain(held_c), _plain(held_py)) is None
+    assert [type(x) for x in held_c] == [type(x) for x in held_py]
+
+
+def test_a_list_the_consumer_changed_is_safe_to_reuse() -> None:
+    parser = make("c", events=True)
+    mine = ValueStart(("mine",), "string")
+    got = parser.feed_events('{"a": [1, ')
+    got.append(mine)
+    got.append("not an event")
+    got.insert(0, StringDelta((), "x"))
+    del got
+    assert parser.feed_events('"b"]}') == [
+        ValueStart(("a", 1), "string"),
+        StringDelta(("a", 1), "b"),
+        ValueEnd(("a", 1), "b"),
+        ValueEnd(("a",), [1, "b"]),
+        ValueEnd((), {"a": [1, "b"]}),
+    ]
+    assert mine == ValueStart(("mine",), "string")
+    assert parser.finish_events() == []
+
+
+def test_recycled_events_are_tracked_only_when_they_hold_a_container() -> None:
+    parser = make("c", events=True)
+    for chunk in ['[{"k": [1]}, ', '"s", {"d": {}}, ', "2, [], ", '"end"]']:
+        for event in parser.feed_events(chunk):
+            holds_container = isinstance(event[1], (dict, list))
+            assert gc.is_tracked(event) == holds_container, event
+    # a cycle through an event is collected
+    got = parser.take_events()
+    assert got == []
+    cyclic = make("c", events=True)
+    end = cyclic.feed_events('{"x": 1}')[-1]
+    assert type(end) is ValueEnd and gc.is_tracked(end)
+    end.value["me"] = end
+    probe = [end.value]
+    del end, cyclic
+    gc.collect()
+    assert probe[0]["me"].value is probe[0]  # still reachable through the probe
+    probe.clear()
+    gc.collect()
+
+
+class _Reentrant:
+    """A parse_float result whose release feeds the parser that made it."""
+
+    parser: Any = None
+    fed: list[Any] = []  # noqa: RUF012
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __del__(self) -> None:
+        if _Reentrant.parser is not None and not _Reentrant.parser.finished:
+            _Reentrant.fed.append(_Reentrant.parser.feed_events(" "))
+
+
+def test_releasing_a_value_may_feed_the_same_parser() -> None:
+    """recycle() drops the values of the events it takes back, which may run code."""
+    parser = make("c", events=True, release_items=True, parse_float=_Reentrant)
+    _Reentrant.parser = parser
+    _Reentrant.fed.clear()
+    try:
+        for chunk in ["[1.5, ", "2.5, ", "3.5, ", '"x"]']:
+            parser.feed_events(chunk)
+        parser.finish_events()
+    finally:
+        _Reentrant.parser = None
+    assert parser.complete
+    assert len(_Reentrant.fed) >= 2 and all(batch == [] for batch in _Reentrant.fed)
+
+
+# --------------------------------------------------------------------------- re-entry
+
+
+def _calling_back(machine: str, call: str) -> tuple[list[Any], Any]:
+    """A parser whose parse_float hook calls the parser itself (and swallows what that
+    raises): what each call raised, and the value the parser made regardless."""
+    raised: list[Any] = []
+    box: list[Any] = []
+
+    def hook(text: str) -> float:
+        parser = box[0]
+        try:
+            if call == "feed":
+                parser.feed('{"a": [[[[')
+            elif call == "finish":
+                parser.finish()
+            else:
+                parser.feed_events("]")
+        except ValueError as err:
+            raised.append(str(err))
+        return float(text)
+
+    parser = make(machine, events=True, parse_float=hook)
+    box.append(parser)
+    parser.feed('[1.5, {"x": 2.5}, 3')
+    parser.feed(".5]")
+    return raised, [parser.finish(), parser.pos, parser.complete, _plain(parser.take_events())]
+
+
+@pytest.mark.parametrize("call", ["feed", "finish", "feed_events"])
+def test_a_parse_hook_cannot_run_the_machine_it_runs_in(call: str) -> None:
+    """As a generator refuses to resume itself: the inner call fails, the outer goes on
+    (on the C machine the inner call would otherwise change the state under the
+    running machine)."""
+    raised, made = _calling_back("c", call)
+    assert raised == ["generator already executing"] * 3
+    assert made[:3] == [[1.5, {"x": 2.5}, 3.5], 22, True]
+    if call == "feed":  # (the reference counts the refused characters in pos)
+        assert _calling_back("python", call)[0] == raised
+
+
+def test_a_parse_hook_cannot_reinitialise_the_running_c_machine() -> None:
+    box: list[Any] = []
+
+    def hook(text: str) -> float:
+        with pytest.raises(ValueError, match="generator already executing"):
+            box[0].__init__()
+        return float(text)
+
+    parser = make("c", parse_float=hook)
+    box.append(parser)
+    assert parser.feed("[1.5, 2.5]") == [1.5, 2.5]
+    assert parser.finish() == [1.5, 2.5]

@@ -315,6 +315,155 @@ async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     assert len(loop.messages) > len(case.messages) + 1
 
 
+SQL = 'SELECT nom FROM villes WHERE nom = "Zürich";'
+SHELL = {"commands": ["ls -la"], "timeout_ms": 5000, "max_output_length": 2048}
+LOCAL = {"type": "exec", "command": ["cat", "naïve.txt"], "env": {}}
+PATCH = {"type": "update_file", "path": "café.py", "diff": "@@\n-a\n+b\n"}
+APPROVAL = {"server_label": "wiki", "name": "ask", "arguments": '{"q": "¿Qué?"}'}
+CLIENT_ITEMS = [
+    wire.Call("get_weather", "call_A", [PARIS]),
+    wire.Item(
+        {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_C", "name": "run_sql"},
+        ["SELECT nom FROM ", 'villes WHERE nom = "Zürich";'],
+    ),
+    wire.Item({"type": "shell_call", "id": "sh_2", "call_id": "call_S", "action": SHELL}),
+    wire.Item({"type": "local_shell_call", "id": "lsh_3", "call_id": "call_L", "action": LOCAL}),
+    wire.Item({"type": "apply_patch_call", "id": "apc_4", "call_id": "call_P", "operation": PATCH}),
+    wire.Item({"type": "mcp_approval_request", "id": "mcpr_5", **APPROVAL}),
+]
+
+
+def make_client_registry(ran: list[str]) -> ActionRegistry:
+    """The conversation's registry, with a handler for each client-run item."""
+    registry = make_registry(ran)
+
+    @registry.action
+    def run_sql(input: str) -> str:
+        """A custom tool: raw SQL."""
+        ran.append(input)
+        return "1 row: Zürich"
+
+    @registry.action
+    def shell(action: dict[str, Any]) -> dict[str, Any]:
+        ran.append(" && ".join(action["commands"]))
+        return {"stdout": "café.py\n", "stderr": "", "exit_code": 0}
+
+    @registry.action
+    def local_shell(action: dict[str, Any]) -> str:
+        ran.append(" ".join(action["command"]))
+        return "contenu naïf"
+
+    @registry.action
+    def apply_patch(operation: dict[str, Any]) -> str:
+        raise FileNotFoundError(operation["path"])
+
+    @registry.action
+    def mcp_approval_request(server_label: str, name: str, arguments: str) -> dict[str, Any]:
+        ran.append(f"{server_label}.{name}")
+        return {"approve": True}
+
+    return registry
+
+
+async def test_responses_conversation_answers_each_client_item_with_its_own_output(
+    server: ReplayServer,
+) -> None:
+    """The Responses conversation with client-run items: a custom tool (raw input streamed),
+    a shell call, a local shell call, an apply_patch call and an MCP approval request next
+    to a function call; the second request answers each with its own output item."""
+    ran: list[str] = []
+    registry = make_client_registry(ran)
+    first = wire.sse(wire.response_events(CLIENT_ITEMS), named=True)
+    second = wire.sse(wire.response_events([wire.Text([ANSWER])]), named=True)
+    server.play(Reply([first]), Reply([second]))
+    before = len(server.requests)
+    loop = run_turns(
+        _responses().call(server, registry),
+        [{"role": "user", "content": "?"}],
+        dispatcher=Dispatcher(registry),
+        results=tool_results.openai_responses_results,
+        stream_id="conv",
+    )
+    events = await acollect(loop)
+    assert ran == ["Paris", SQL, "ls -la", "cat naïve.txt", "wiki.ask"]
+    assert (loop.turns, loop.stopped) == (2, "answered")
+    assert events[-2] == TextDelta(ANSWER)
+    body = server.requests[before:][1][2]
+    assert CHECKS["openai_responses"](body) == [
+        ('{"city": "Paris", "temp_c": 21}', False),
+        ("1 row: Zürich", False),
+        ("café.py\n", False),
+        ("contenu naïf", False),
+        ("Error: apply_patch failed (FileNotFoundError): café.py", True),
+        ("", False),  # approved
+    ]
+    inputs = body["input"]
+    assert [i.get("type", i.get("role")) for i in inputs] == [
+        "user",
+        "function_call",
+        "custom_tool_call",
+        "shell_call",
+        "local_shell_call",
+        "apply_patch_call",
+        "mcp_approval_request",
+        "function_call_output",
+        "custom_tool_call_output",
+        "shell_call_output",
+        "local_shell_call_output",
+        "apply_patch_call_output",
+        "mcp_approval_response",
+    ]
+    assert inputs[2:7] == [
+        {
+            "type": "custom_tool_call",
+            "name": "run_sql",
+            "input": SQL,
+            "call_id": "call_C",
+            "id": "ctc_1",
+        },
+        {
+            "type": "shell_call",
+            "action": SHELL,
+            "status": "completed",
+            "call_id": "call_S",
+            "id": "sh_2",
+        },
+        {
+            "type": "local_shell_call",
+            "action": LOCAL,
+            "status": "completed",
+            "call_id": "call_L",
+            "id": "lsh_3",
+        },
+        {
+            "type": "apply_patch_call",
+            "operation": PATCH,
+            "status": "completed",
+            "call_id": "call_P",
+            "id": "apc_4",
+        },
+        {"type": "mcp_approval_request", "id": "mcpr_5", **APPROVAL},
+    ]
+    assert inputs[9:] == [
+        {
+            "type": "shell_call_output",
+            "call_id": "call_S",
+            "output": [
+                {"stdout": "café.py\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+            ],
+            "max_output_length": 2048,
+        },
+        {"type": "local_shell_call_output", "id": "call_L", "output": "contenu naïf"},
+        {
+            "type": "apply_patch_call_output",
+            "call_id": "call_P",
+            "status": "failed",
+            "output": "Error: apply_patch failed (FileNotFoundError): café.py",
+        },
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_5", "approve": True},
+    ]
+
+
 async def test_max_turns_stops_with_a_diagnostic(server: ReplayServer) -> None:
     case = CASES["openai_chat"]
     ran: list[str] = []
@@ -374,13 +523,15 @@ async def test_cancelled_mid_turn_stops_the_loop(server: ReplayServer) -> None:
             seen.append(event)
 
     task = asyncio.ensure_future(consume())
-    await asyncio.sleep(0.2)
+    while not server.requests:  # the turn is under way (a sleep alone races a loaded machine)
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     assert seen == [StreamDone("aborted", 0, 0, 0)]
     assert loop.stopped == "aborted" and loop.turns == 1
-    assert await asyncio.to_thread(server.disconnected.wait, 5)
+    assert await asyncio.to_thread(server.disconnected.wait, 15)
 
 
 async def test_abort_event_stops_the_loop(server: ReplayServer) -> None:
@@ -456,4 +607,4 @@ async def test_abort_closes_each_new_sdk_stream(server: ReplayServer, name: str)
             asyncio.get_running_loop().call_later(0.1, abort.set)
     assert events == [TextDelta("Hel"), StreamDone("aborted", 0, 0, 3)]
     assert loop.stopped == "aborted"
-    assert await asyncio.to_thread(server.disconnected.wait, 5)
+    assert await asyncio.to_thread(server.disconnected.wait, 15)

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import json
+from typing import get_args, get_type_hints
+
 import pydantic
 import pytest
+from openai.types.responses import ResponseInputItemParam
 
+from replay import wire
 from unspool.events import (
     ActionComplete,
     ActionFailed,
     ActionInvalid,
     ActionResult,
+    ActionStarted,
     Event,
     StreamDone,
     TextDelta,
 )
 from unspool.sources.providers import tool_results as tr
+from unspool.sources.providers.openai import OpenAIDecoder
 
 
 class Point(pydantic.BaseModel):
@@ -157,3 +164,445 @@ def test_gemini_and_bedrock_results_keep_structured_outputs() -> None:
         "status": "error",
     }
     assert tr.anthropic_results(TURN[8:10])[1]["content"][0]["is_error"] is True
+
+
+# ------------------------------------------------------------------ Responses items by kind
+
+
+def _call(
+    index: int,
+    name: str,
+    args: dict[str, object],
+    call_id: str,
+    kind: str | None,
+    item_id: str,
+    outcome: str = "ok",
+    result: object = None,
+) -> list[Event]:
+    """The events of one Responses call: its start (with the item's attributes), its
+    completion and its outcome (``ok`` with ``result``, ``failed`` or ``invalid``)."""
+    aid = f"r:{index}"
+    attributes = {"item_type": kind, "item_id": item_id} if kind else {}
+    events: list[Event] = [ActionStarted(aid, index, name, call_id, attributes)]
+    if outcome == "invalid":
+        error = {"message": f"unknown action {name!r}"}
+        raw = json.dumps(args)
+        return [*events, ActionInvalid(aid, index, name, "unknown_action", (error,), raw, call_id)]
+    events.append(ActionComplete(aid, index, name, args, call_id, attributes))
+    if outcome == "failed":
+        return [*events, ActionFailed(aid, index, name, "no display", "RuntimeError")]
+    return [*events, ActionResult(aid, index, name, result)]
+
+
+LS = {"type": "exec", "command": ["ls"], "env": {}}
+SHELL = {"commands": ["ls", "sleep 9"], "timeout_ms": 5000, "max_output_length": 4096}
+PATCH = {"type": "update_file", "path": "a.py", "diff": "@@\n-a\n+b\n"}
+CLICK = {"type": "click", "button": "left", "x": 1, "y": 2}
+WEATHER_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "strict": True,
+}
+APPROVAL = {"arguments": '{"q": "é"}', "name": "ask", "server_label": "wiki"}
+
+RESPONSES_TURN: list[Event] = [
+    TextDelta("Working."),
+    *_call(0, "get_weather", {"city": "Paris"}, "call_f", None, "", result={"temp_c": 21}),
+    *_call(1, "run_sql", {"input": "SELECT 1;"}, "call_c", "custom_tool_call", "ctc_1", result="1"),
+    *_call(2, "local_shell", {"action": LS}, "call_l", "local_shell_call", "lsh_2", result="a\n"),
+    *_call(
+        3,
+        "shell",
+        {"action": SHELL},
+        "call_s",
+        "shell_call",
+        "sh_3",
+        result=[{"stdout": "a\n", "stderr": "", "exit_code": 0}, {"stderr": "", "timed_out": True}],
+    ),
+    *_call(
+        4, "apply_patch", {"operation": PATCH}, "call_p", "apply_patch_call", "apc_4", result="ok"
+    ),
+    *_call(
+        5,
+        "computer",
+        {"action": CLICK, "pending_safety_checks": []},
+        "call_k",
+        "computer_call",
+        "cu_5",
+        result={"image_url": "data:image/png;base64,AAAA"},
+    ),
+    *_call(
+        6,
+        "tool_search",
+        {"arguments": {"query": "weather"}, "execution": "client"},
+        "call_t",
+        "tool_search_call",
+        "ts_6",
+        result=[WEATHER_TOOL],
+    ),
+    *_call(
+        7,
+        "mcp_approval_request",
+        APPROVAL,
+        "mcpr_7",
+        "mcp_approval_request",
+        "mcpr_7",
+        result={"approve": False, "reason": "not now"},
+    ),
+    StreamDone("complete", 8, 0, 8),
+]
+
+
+def _sdk_valid(items: list[dict[str, object]]) -> None:
+    """Each item is one of the openai SDK's ``ResponseInputItemParam`` types (pydantic
+    validates the union, nested types included), with no key its type does not have."""
+    adapter = pydantic.TypeAdapter(ResponseInputItemParam)
+    members = {}
+    for member in get_args(ResponseInputItemParam):
+        literal = get_type_hints(member)["type"]
+        for kind in get_args(literal):
+            members.setdefault(kind, []).append(member)
+    for item in items:
+        adapter.validate_python(item)  # raises for a shape the SDK does not have
+        known = [m.__required_keys__ | m.__optional_keys__ for m in members[item["type"]]]
+        assert any(set(item) <= keys for keys in known), item
+
+
+def test_responses_results_answer_each_item_with_its_own_output() -> None:
+    items = tr.openai_responses_results(RESPONSES_TURN)
+    assert items == [
+        {"type": "message", "role": "assistant", "content": "Working."},
+        {
+            "type": "function_call",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+            "call_id": "call_f",
+        },
+        {
+            "type": "custom_tool_call",
+            "name": "run_sql",
+            "input": "SELECT 1;",
+            "call_id": "call_c",
+            "id": "ctc_1",
+        },
+        {
+            "type": "local_shell_call",
+            "action": LS,
+            "status": "completed",
+            "call_id": "call_l",
+            "id": "lsh_2",
+        },
+        {
+            "type": "shell_call",
+            "action": SHELL,
+            "status": "completed",
+            "call_id": "call_s",
+            "id": "sh_3",
+        },
+        {
+            "type": "apply_patch_call",
+            "operation": PATCH,
+            "status": "completed",
+            "call_id": "call_p",
+            "id": "apc_4",
+        },
+        {
+            "type": "computer_call",
+            "action": CLICK,
+            "pending_safety_checks": [],
+            "status": "completed",
+            "call_id": "call_k",
+            "id": "cu_5",
+        },
+        {
+            "type": "tool_search_call",
+            "arguments": {"query": "weather"},
+            "execution": "client",
+            "status": "completed",
+            "call_id": "call_t",
+            "id": "ts_6",
+        },
+        {"type": "mcp_approval_request", "id": "mcpr_7", **APPROVAL},
+        {"type": "function_call_output", "call_id": "call_f", "output": '{"temp_c": 21}'},
+        {"type": "custom_tool_call_output", "call_id": "call_c", "output": "1"},
+        {"type": "local_shell_call_output", "id": "call_l", "output": "a\n"},
+        {
+            "type": "shell_call_output",
+            "call_id": "call_s",
+            "output": [
+                {"stdout": "a\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}},
+                {"stdout": "", "stderr": "", "outcome": {"type": "timeout"}},
+            ],
+            "max_output_length": 4096,
+        },
+        {
+            "type": "apply_patch_call_output",
+            "call_id": "call_p",
+            "status": "completed",
+            "output": "ok",
+        },
+        {
+            "type": "computer_call_output",
+            "call_id": "call_k",
+            "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,AAAA"},
+        },
+        {
+            "type": "tool_search_output",
+            "call_id": "call_t",
+            "execution": "client",
+            "status": "completed",
+            "tools": [WEATHER_TOOL],
+        },
+        {
+            "type": "mcp_approval_response",
+            "approval_request_id": "mcpr_7",
+            "approve": False,
+            "reason": "not now",
+        },
+    ]
+    _sdk_valid(items)
+
+
+def test_responses_failures_per_item_kind() -> None:
+    failed = "Error: {} failed (RuntimeError): no display"
+    events = [
+        *_call(0, "run_sql", {"input": "x"}, "call_c", "custom_tool_call", "ctc_0", "failed"),
+        *_call(1, "local_shell", {"action": LS}, "call_l", "local_shell_call", "lsh_1", "failed"),
+        *_call(2, "shell", {"action": SHELL}, "call_s", "shell_call", "sh_2", "failed"),
+        *_call(
+            3, "apply_patch", {"operation": PATCH}, "call_p", "apply_patch_call", "a3", "failed"
+        ),
+        *_call(4, "computer", {"action": CLICK}, "call_k", "computer_call", "cu_4", "failed"),
+        *_call(
+            5, "tool_search", {"arguments": {}}, "call_t", "tool_search_call", "ts_5", "invalid"
+        ),
+        *_call(6, "mcp_approval_request", APPROVAL, "m6", "mcp_approval_request", "m6", "failed"),
+    ]
+    items = tr.openai_responses_results(events)
+    outputs = items[7:]
+    unknown = "Error: unknown action 'tool_search'. Call one of the available tools."
+    assert outputs == [
+        {
+            "type": "custom_tool_call_output",
+            "call_id": "call_c",
+            "output": failed.format("run_sql"),
+        },
+        {"type": "local_shell_call_output", "id": "call_l", "output": failed.format("local_shell")},
+        {
+            "type": "shell_call_output",
+            "call_id": "call_s",
+            "output": [
+                {
+                    "stdout": "",
+                    "stderr": failed.format("shell"),
+                    "outcome": {"type": "exit", "exit_code": 1},
+                }
+            ],
+            "max_output_length": 4096,
+        },
+        {
+            "type": "apply_patch_call_output",
+            "call_id": "call_p",
+            "status": "failed",
+            "output": failed.format("apply_patch"),
+        },
+        {
+            "type": "computer_call_output",
+            "call_id": "call_k",
+            "output": {"type": "computer_screenshot"},
+        },
+        {
+            "type": "tool_search_output",
+            "call_id": "call_t",
+            "execution": "client",
+            "status": "incomplete",
+            "tools": [],
+        },
+        {
+            "type": "mcp_approval_response",
+            "approval_request_id": "m6",
+            "approve": False,
+            "reason": failed.format("mcp_approval_request"),
+        },
+        # no place for text in these two outputs: the model reads it in a message
+        {"type": "message", "role": "user", "content": failed.format("computer")},
+        {"type": "message", "role": "user", "content": unknown},
+    ]
+    _sdk_valid(items)
+
+
+@pytest.mark.parametrize(
+    ("result", "approve"),
+    [(True, True), (False, False), ({"approve": True}, True), ("yes", True), (None, False)],
+)
+def test_an_mcp_approval_result_approves_or_denies(result: object, approve: bool) -> None:
+    events = _call(
+        0, "mcp_approval_request", APPROVAL, "m0", "mcp_approval_request", "m0", result=result
+    )
+    items = tr.openai_responses_results(events)
+    assert items[1] == {
+        "type": "mcp_approval_response",
+        "approval_request_id": "m0",
+        "approve": approve,
+    }
+    _sdk_valid(items)
+
+
+def test_shell_and_patch_results_in_other_shapes() -> None:
+    shell = _call(
+        0,
+        "shell",
+        {"action": {"commands": ["ls"]}},
+        "call_s",
+        "shell_call",
+        "sh_0",
+        result={"stdout": "a\n", "stderr": "w", "outcome": {"type": "exit", "exit_code": 2}},
+    )
+    plain = _call(
+        1, "shell", {"action": {"commands": ["ls"]}}, "c1", "shell_call", "sh_1", result=7
+    )
+    patch = _call(
+        2,
+        "apply_patch",
+        {"operation": PATCH},
+        "call_p",
+        "apply_patch_call",
+        "apc_2",
+        result={"status": "failed", "output": "a.py does not exist"},
+    )
+    items = tr.openai_responses_results([*shell, *plain, *patch])
+    assert items[3:] == [
+        {
+            "type": "shell_call_output",
+            "call_id": "call_s",
+            "output": [
+                {"stdout": "a\n", "stderr": "w", "outcome": {"type": "exit", "exit_code": 2}}
+            ],
+        },
+        {
+            "type": "shell_call_output",
+            "call_id": "c1",
+            "output": [{"stdout": "7", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}],
+        },
+        {
+            "type": "apply_patch_call_output",
+            "call_id": "call_p",
+            "status": "failed",
+            "output": "a.py does not exist",
+        },
+    ]
+    _sdk_valid(items)
+
+
+def test_a_namespaced_function_call_is_echoed_with_its_namespace() -> None:
+    events: list[Event] = [
+        ActionStarted("r:0", 0, "get_weather", "call_f", {"namespace": "meteo"}),
+        ActionComplete("r:0", 0, "get_weather", {"city": "Paris"}, "call_f"),
+        ActionResult("r:0", 0, "get_weather", "sunny"),
+    ]
+    items = tr.openai_responses_results(events)
+    assert items == [
+        {
+            "type": "function_call",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+            "call_id": "call_f",
+            "namespace": "meteo",
+        },
+        {"type": "function_call_output", "call_id": "call_f", "output": "sunny"},
+    ]
+    _sdk_valid(items)
+
+
+def test_items_decoded_from_a_stream_get_their_own_outputs() -> None:
+    """Through the Responses decoder: each client-run item's attributes lead the builder
+    to its own output item (the computer call and the client tool search included)."""
+    screen = {"type": "screenshot"}
+    check = {"id": "sc_1", "code": "malicious_instructions", "message": "Careful."}
+    items = [
+        wire.Item(
+            {
+                "type": "computer_call",
+                "id": "cu_0",
+                "call_id": "call_K",
+                "action": screen,
+                "pending_safety_checks": [check],
+            }
+        ),
+        wire.Item(
+            {
+                "type": "tool_search_call",
+                "id": "ts_1",
+                "call_id": "call_T",
+                "execution": "client",
+                "arguments": {"query": "weather"},
+            }
+        ),
+        wire.Item(
+            {"type": "custom_tool_call", "id": "ctc_2", "call_id": "c2", "name": "sql"}, ["é"]
+        ),
+    ]
+    decoder = OpenAIDecoder(stream_id="d")
+    events: list[Event] = []
+    for payload in wire.response_events(items):
+        events += list(decoder.feed(payload))
+    events += decoder.finish()
+    results = {
+        "computer": {
+            "image_url": "https://example.org/s.png",
+            "acknowledged_safety_checks": [check],
+        },
+        "tool_search": {"tools": [WEATHER_TOOL]},
+        "sql": "0 rows",
+    }
+    done = [e for e in events if isinstance(e, ActionComplete)]
+    assert [(e.name, dict(e.attributes)) for e in done] == [
+        ("computer", {"item_type": "computer_call", "item_id": "cu_0"}),
+        ("tool_search", {"item_type": "tool_search_call", "item_id": "ts_1"}),
+        ("sql", {"item_type": "custom_tool_call", "item_id": "ctc_2"}),
+    ]
+    events += [ActionResult(e.id, e.index, e.name, results[e.name]) for e in done]
+    built = tr.openai_responses_results(events)
+    assert built == [
+        {
+            "type": "computer_call",
+            "action": screen,
+            "pending_safety_checks": [check],
+            "status": "completed",
+            "call_id": "call_K",
+            "id": "cu_0",
+        },
+        {
+            "type": "tool_search_call",
+            "arguments": {"query": "weather"},
+            "execution": "client",
+            "status": "completed",
+            "call_id": "call_T",
+            "id": "ts_1",
+        },
+        {"type": "custom_tool_call", "name": "sql", "input": "é", "call_id": "c2", "id": "ctc_2"},
+        {
+            "type": "computer_call_output",
+            "call_id": "call_K",
+            "acknowledged_safety_checks": [check],
+            "output": {"type": "computer_screenshot", "image_url": "https://example.org/s.png"},
+        },
+        {
+            "type": "tool_search_output",
+            "call_id": "call_T",
+            "execution": "client",
+            "status": "completed",
+            "tools": [WEATHER_TOOL],
+        },
+        {"type": "custom_tool_call_output", "call_id": "c2", "output": "0 rows"},
+    ]
+    _sdk_valid(built)
+
+
+def test_an_unknown_item_type_is_answered_as_a_function_call() -> None:
+    events = _call(0, "f", {"a": 1}, "call_x", "future_call", "fx_0", result="done")
+    assert tr.openai_responses_results(events) == [
+        {"type": "function_call", "name": "f", "arguments": '{"a": 1}', "call_id": "call_x"},
+        {"type": "function_call_output", "call_id": "call_x", "output": "done"},
+    ]

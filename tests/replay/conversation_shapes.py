@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic
+from openai.types.responses import ResponseInputItemParam
+
 __all__ = ["CHECKS"]
 
 Results = list[tuple[str, bool]]
@@ -34,16 +37,57 @@ def check_openai_chat(body: dict[str, Any]) -> Results:
     return [(m["content"], m["content"].startswith("Error")) for m in tools]
 
 
+OUTPUT_OF = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+    "computer_call": "computer_call_output",
+    "tool_search_call": "tool_search_output",
+    "mcp_approval_request": "mcp_approval_response",
+}
+"""Each Responses call item and the output item that answers it."""
+
+
 def check_openai_responses(body: dict[str, Any]) -> Results:
-    """Responses API: ``function_call`` items (``call_id``, ``name``, ``arguments``), and a
-    ``function_call_output`` item (``call_id``, ``output`` string) for each of them."""
+    """Responses API: the call items (a ``function_call`` with ``call_id``, ``name`` and
+    JSON ``arguments``; a ``custom_tool_call`` with its raw ``input``; client-run items
+    with their own fields), then for each, in the same order, the output item of its own
+    kind that names it (``call_id``; ``id`` for ``local_shell_call_output``, as the SDK
+    types it; ``approval_request_id`` for ``mcp_approval_response``).  Every input item
+    must validate as the openai SDK's ``ResponseInputItemParam``."""
+    adapter = pydantic.TypeAdapter(ResponseInputItemParam)
     items = body["input"]
-    calls = [i for i in items if i.get("type") == "function_call"]
-    outputs = [i for i in items if i.get("type") == "function_call_output"]
-    assert calls and [o["call_id"] for o in outputs] == [c["call_id"] for c in calls]
+    for item in items:
+        adapter.validate_python(item)
+    calls = [i for i in items if i.get("type") in OUTPUT_OF]
+    outputs = [i for i in items if i.get("type") in OUTPUT_OF.values()]
+    assert calls and [o["type"] for o in outputs] == [OUTPUT_OF[c["type"]] for c in calls]
+    answered = [o.get("call_id") or o.get("id") or o.get("approval_request_id") for o in outputs]
+    assert answered == [c.get("call_id") or c["id"] for c in calls]
     for call in calls:
-        json.loads(call["arguments"])
-    return [(o["output"], o["output"].startswith("Error")) for o in outputs]
+        if call["type"] == "function_call":
+            json.loads(call["arguments"])
+        elif call["type"] == "custom_tool_call":
+            assert isinstance(call["input"], str)
+    return [_responses_result(o) for o in outputs]
+
+
+def _responses_result(output: dict[str, Any]) -> tuple[str, bool]:
+    """An output item's text for the model, and whether it reports a failure."""
+    kind = output["type"]
+    if kind == "shell_call_output":
+        chunks = output["output"]
+        text = "".join(c["stdout"] + c["stderr"] for c in chunks)
+        return text, any(c["outcome"] != {"type": "exit", "exit_code": 0} for c in chunks)
+    if kind == "apply_patch_call_output":
+        return output.get("output") or "", output["status"] == "failed"
+    if kind == "mcp_approval_response":
+        return output.get("reason") or "", not output["approve"]
+    if kind in ("computer_call_output", "tool_search_output"):
+        return json.dumps(output.get("output", output.get("tools"))), False
+    return output["output"], output["output"].startswith("Error")
 
 
 def check_anthropic(body: dict[str, Any]) -> Results:

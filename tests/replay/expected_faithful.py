@@ -19,13 +19,24 @@ from unspool.events import (
 )
 
 
-def whole(i: int, name: str, args: dict[str, Any], call_id: str, raw: str) -> list[Event]:
-    """An action whose args arrive in one piece."""
+def whole(
+    i: int,
+    name: str,
+    args: dict[str, Any],
+    call_id: str,
+    raw: str,
+    item: tuple[str, str] | None = None,
+) -> list[Event]:
+    """An action whose args arrive in one piece (from the Responses item ``(type, id)``)."""
+    attributes = {"item_type": item[0], "item_id": item[1]} if item else {}
     return [
-        ActionStarted(f"stream:{i}", i, name, call_id),
+        ActionStarted(f"stream:{i}", i, name, call_id, attributes),
         ActionArgsDelta(f"stream:{i}", i, args, raw),
-        ActionComplete(f"stream:{i}", i, name, args, call_id),
+        ActionComplete(f"stream:{i}", i, name, args, call_id, attributes),
     ]
+
+
+CUSTOM = {"item_type": "custom_tool_call", "item_id": "ctc_0"}
 
 
 SQL = 'SELECT nom FROM villes WHERE nom = "Zürich";\n'
@@ -90,19 +101,20 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
         StreamDone("truncated", 0, 0, 16),
     ],
     "openai_responses_client_tools.sse": [
-        ActionStarted("stream:0", 0, "run_sql", "call_c0"),
+        ActionStarted("stream:0", 0, "run_sql", "call_c0", CUSTOM),
         ActionArgsDelta("stream:0", 0, {"input": ""}, '{"input": "'),
         ActionArgsDelta("stream:0", 0, {"input": "SELECT nom FROM "}, "SELECT nom FROM "),
         ActionArgsDelta("stream:0", 0, {"input": SQL[:-2]}, 'villes WHERE nom = \\"Zürich\\"'),
         ActionArgsDelta("stream:0", 0, {"input": SQL}, ";\\n"),
         ActionArgsDelta("stream:0", 0, {"input": SQL}, '"}'),
-        ActionComplete("stream:0", 0, "run_sql", {"input": SQL}, "call_c0"),
+        ActionComplete("stream:0", 0, "run_sql", {"input": SQL}, "call_c0", CUSTOM),
         *whole(
             1,
             "shell",
             {"action": SHELL},
             "call_s1",
             '{"action": {"commands": ["ls -la"], "max_output_length": null, "timeout_ms": 5000}}',
+            ("shell_call", "sh_1"),
         ),
         *whole(
             2,
@@ -110,6 +122,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             {"action": LOCAL},
             "call_l2",
             '{"action": {"command": ["cat", "naïve.txt"], "env": {}, "type": "exec"}}',
+            ("local_shell_call", "lsh_2"),
         ),
         *whole(
             3,
@@ -117,6 +130,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             {"operation": PATCH},
             "call_p3",
             '{"operation": {"diff": "@@\\n-a\\n+b\\n", "path": "café.py", "type": "update_file"}}',
+            ("apply_patch_call", "apc_3"),
         ),
         *whole(
             4,
@@ -124,6 +138,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             SEARCH,
             "call_t4",
             '{"arguments": {"query": "weather"}, "execution": "client"}',
+            ("tool_search_call", "ts_4"),
         ),
         *whole(
             5,
@@ -131,6 +146,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             APPROVAL,
             "mcpr_5",
             '{"arguments": "{\\"question\\": \\"¿Qué?\\"}", "name": "ask_question", "server_label": "wiki"}',
+            ("mcp_approval_request", "mcpr_5"),
         ),
         Diagnostic(
             "hosted_tool",

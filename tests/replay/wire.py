@@ -16,12 +16,13 @@ benchmark to build large streams.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "Call",
+    "Item",
     "Message",
     "Reasoning",
     "Text",
@@ -59,6 +60,16 @@ class Call:
     name: str
     call_id: str
     pieces: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A client-run Responses output item (``fields``: its ``type``, ``call_id``, ``action``,
+    ``operation``...), given whole when done; a ``custom_tool_call``'s ``input`` streams
+    in ``pieces``."""
+
+    fields: Mapping[str, Any]
+    pieces: Sequence[str] = ()
 
 
 def _json(obj: Any) -> str:
@@ -118,7 +129,7 @@ def chat_chunks(blocks: Sequence[Text | Call], finish_reason: str = "stop") -> l
 
 
 def response_events(
-    items: Sequence[Text | Thinking | Call], status: str = "completed"
+    items: Sequence[Text | Thinking | Call | Item], status: str = "completed"
 ) -> list[dict[str, Any]]:
     """Responses API events for output ``items``; ``status="incomplete"`` ends the
     last item unfinished and the response with ``max_output_tokens``."""
@@ -146,7 +157,35 @@ def response_events(
         last = oi == len(items) - 1
         cut = last and status == "incomplete"
         done_status = "incomplete" if cut else "completed"
-        if isinstance(item, Call):
+        if isinstance(item, Item):
+            iid = str(item.fields.get("id") or f"item_{oi}")
+            added = {**item.fields, "id": iid, "status": "in_progress"}
+            if item.pieces:
+                added["input"] = ""
+            events.append(ev("response.output_item.added", output_index=oi, item=added))
+            for piece in item.pieces:
+                events.append(
+                    ev(
+                        "response.custom_tool_call_input.delta",
+                        item_id=iid,
+                        output_index=oi,
+                        delta=piece,
+                    )
+                )
+            done = {**item.fields, "id": iid, "status": done_status}
+            if item.pieces:
+                done["input"] = "".join(item.pieces)
+                events.append(
+                    ev(
+                        "response.custom_tool_call_input.done",
+                        item_id=iid,
+                        output_index=oi,
+                        input=done["input"],
+                    )
+                )
+            events.append(ev("response.output_item.done", output_index=oi, item=done))
+            output.append(done)
+        elif isinstance(item, Call):
             iid = f"fc_{oi}"
             added = {
                 "id": iid,

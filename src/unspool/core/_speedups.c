@@ -1,7 +1,7 @@
 /* The C machine of unspool's JsonStream: the same contract as the pure-Python
  * machine in jsonstream.py, which stays the reference (differential tests hold
  * the two together).  It runs strict JSON (no lenient kinds, no preamble), with
- * or without path events, every limit, str or UTF-8 bytes input.
+ * or without path events and release_items, every limit, str or UTF-8 bytes input.
  *
  * The type is made at run time by make_type(JsonStream, helpers): it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
@@ -44,6 +44,9 @@ enum {
     ST_END = 13
 };
 
+#define EV_POOL 64          /* recycled events kept per type */
+#define SPARE_MAX_ITEMS 256 /* a handed-over list is reused when it has room for at most this many */
+
 /* number DFA: the longest prefix that can still grow into a JSON number */
 enum { N_START, N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_EXP, N_ESIGN, N_EDIG, N_STUCK };
 
@@ -55,13 +58,23 @@ typedef struct {
 
 typedef struct {
     int ready, dead;
+    int busy; /* the machine runs (a parse hook, a finalizer may call back into the parser) */
     int glue; /* a root number or literal just ended: a letter right after it is an error */
     int events_on, ignore_trailing, allow_nan;
+    int release; /* release_items: the root array's ended items leave the live value */
+    int r_on;    /* ... and the root is that array (m->root) */
+    Py_ssize_t shift; /* how many of its items were released (paths keep absolute indices) */
     int finished, complete, mode; /* mode: 0 none yet, 1 str, 2 bytes */
     int state;
     Py_ssize_t max_depth, max_tok, max_doc, max_int; /* -1: no limit */
     PyObject *parse_float, *parse_int;               /* NULL: float / int */
     PyObject *root, *events, *tail, *repairs, *error, *key, *carry;
+    /* Event recycling (see recycle()): the list the last take() handed over, an empty
+     * list to collect the next events in, and events of the 2-item types whose last
+     * reference came back to us, emptied, by type (ValueStart, StringDelta, ValueEnd). */
+    PyObject *given, *spare;
+    PyObject *pool[3][EV_POOL];
+    int npool[3];
     Py_ssize_t pos;  /* characters sent to the machine */
     Py_ssize_t base; /* stream offset of the current chunk's first character */
     Frame *stack;
@@ -189,14 +202,49 @@ tuple_plus(PyObject *t, PyObject *item)
     return r;
 }
 
+/* Whether the event types are plain tuple subclasses (no __dict__, no __weakref__,
+ * no extra fields), so that emit() may allocate them without the generic allocator's
+ * zeroing and tracking; see make_type(). */
+static int events_plain;
+
+static int
+plain_tuple_type(PyObject *type)
+{
+    PyTypeObject *tp = (PyTypeObject *)type;
+    return PyType_Check(type) && PyType_IsSubtype(tp, &PyTuple_Type) &&
+           tp->tp_basicsize == PyTuple_Type.tp_basicsize && tp->tp_itemsize == PyTuple_Type.tp_itemsize &&
+           tp->tp_dictoffset == 0 && tp->tp_weaklistoffset == 0 &&
+           !PyType_HasFeature(tp, Py_TPFLAGS_MANAGED_DICT) && tp->tp_alloc == PyType_GenericAlloc &&
+           PyType_HasFeature(tp, Py_TPFLAGS_HAVE_GC);
+}
+
+/* The recycling pool of an event type: 0, 1, 2, or -1 for a type not recycled. */
+static int
+pool_of(PyObject *type)
+{
+    return type == H_ValueStart ? 0 : type == H_StringDelta ? 1 : type == H_ValueEnd ? 2 : -1;
+}
+
 /* Append a path event (a NamedTuple of 2 or 3 items) to the events list. */
 static int
 emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
 {
     Py_ssize_t size = c == NULL ? 2 : 3;
     PyTypeObject *tp = (PyTypeObject *)type;
-    PyObject *ev = tp->tp_alloc(tp, size);
-    if (ev == NULL) return -1;
+    PyObject *ev;
+    int pool = c == NULL ? pool_of(type) : -1;
+    if (pool >= 0 && m->npool[pool] > 0) {
+        /* an emptied event of this type that nothing else references (recycle()) */
+        ev = m->pool[pool][--m->npool[pool]];
+    } else if (events_plain) {
+        /* every item is set below, and the event is tracked only when it must be */
+        ev = (PyObject *)PyObject_GC_NewVar(PyTupleObject, tp, size);
+        if (ev == NULL) return -1;
+    } else {
+        ev = tp->tp_alloc(tp, size);
+        if (ev == NULL) return -1;
+        PyObject_GC_UnTrack(ev);
+    }
     Py_INCREF(a);
     PyTuple_SET_ITEM(ev, 0, a);
     Py_INCREF(b);
@@ -205,9 +253,18 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
         Py_INCREF(c);
         PyTuple_SET_ITEM(ev, 2, c);
     }
-    /* An event holding no container cannot be part of a cycle: keep it away from the
-     * garbage collector, which would otherwise walk every event a consumer keeps. */
-    if (!PyDict_Check(b) && !PyList_Check(b)) PyObject_GC_UnTrack(ev);
+    /* The path, the kind and the text are never containers: an event can be part of a
+     * cycle only through a value the collector may track (a dict or list, even empty,
+     * what a parse hook made).  The others stay away from the collector, which would
+     * walk every event kept (the rule CPython applies to tuples). */
+    if (PyObject_IS_GC(b) && !(PyTuple_CheckExact(b) && !PyObject_GC_IsTracked(b))) PyObject_GC_Track(ev);
+    PyListObject *l = (PyListObject *)m->events;
+    Py_ssize_t n = Py_SIZE(l);
+    if (n < l->allocated) { /* room left (a reused list has some): the event moves in */
+        PyList_SET_ITEM(l, n, ev);
+        Py_SET_SIZE(l, n + 1);
+        return 0;
+    }
     int rc = PyList_Append(m->events, ev);
     Py_DECREF(ev);
     return rc;
@@ -256,7 +313,9 @@ attach(Machine *m, PyObject *val, PyObject **path)
         return PyDict_SetItem(f->cont, m->key, val);
     }
     if (m->events_on) {
-        PyObject *idx = PyLong_FromSsize_t(PyList_GET_SIZE(f->cont));
+        /* the root array of release_items: its released items still count */
+        Py_ssize_t at = PyList_GET_SIZE(f->cont) + (m->depth == 1 ? m->shift : 0);
+        PyObject *idx = PyLong_FromSsize_t(at);
         if (idx == NULL) return -1;
         *path = tuple_plus(f->path, idx);
         Py_DECREF(idx);
@@ -290,12 +349,34 @@ scalar_done(Machine *m, PyObject *val, PyObject *kind)
     return 0;
 }
 
+/* release_items: drop the root array's first k items (their ValueEnd went out). */
+static int
+release_first(Machine *m, Py_ssize_t k)
+{
+    if (k <= 0) return 0;
+    m->shift += k;
+    return PyList_SetSlice(m->root, 0, k, NULL);
+}
+
+/* release_items at the end of a feed (and of finish()): every item of the root array
+ * has ended but the last one while it is still open (a container, or a string value). */
+static int
+release_ended(Machine *m)
+{
+    if (!m->r_on) return 0;
+    Py_ssize_t len = PyList_GET_SIZE(m->root);
+    int open = m->depth > 1 || (m->state == ST_STRING && !m->is_key);
+    return release_first(m, len - (open && len > 0));
+}
+
 static int
 close_container(Machine *m)
 {
     Frame f = m->stack[--m->depth];
     int rc = 0;
-    if (m->events_on) rc = emit(m, H_ValueEnd, f.path, f.cont, NULL);
+    if (m->depth == 0 && m->r_on) /* every item went out with its ValueEnd */
+        rc = release_first(m, PyList_GET_SIZE(f.cont));
+    if (rc == 0 && m->events_on) rc = emit(m, H_ValueEnd, f.path, f.cont, NULL);
     Py_DECREF(f.cont);
     Py_XDECREF(f.path);
     if (rc < 0) return -1;
@@ -1003,6 +1084,7 @@ run(Machine *m, PyObject *chunk)
                     m->stack = p;
                     m->cap = cap;
                 }
+                if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
                 Frame *f = &m->stack[m->depth++];
                 f->cont = cont;
                 f->path = path;
@@ -1172,6 +1254,7 @@ run(Machine *m, PyObject *chunk)
             }
         }
     }
+    if (release_ended(m) < 0) FAIL;
     Py_DECREF(s);
     return 0;
 
@@ -1187,16 +1270,16 @@ error:
 static int
 end_input(Machine *m)
 {
-    if (m->state == ST_STRING && !m->is_key && m->s_attached)
-        return slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf);
-    if (m->state == ST_NUMBER && ndfa_accepts(m->ndfa)) {
+    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
+        if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) return -1;
+    } else if (m->state == ST_NUMBER && ndfa_accepts(m->ndfa)) {
         PyObject *val = number_value(m, m->nbuf, m->nlen, m->n_pos);
         if (val == NULL) return -1;
         int rc = scalar_done(m, val, K_number);
         Py_DECREF(val);
-        return rc;
+        if (rc < 0) return -1;
     }
-    return 0;
+    return release_ended(m);
 }
 
 /* ------------------------------------------------------------------ failing */
@@ -1244,8 +1327,20 @@ static int
 run_checked(Machine *m, PyObject *text)
 {
     m->pos += PyUnicode_GET_LENGTH(text);
-    if (run(m, text) < 0) {
-        fail(m, 1);
+    m->busy = 1;
+    int rc = run(m, text);
+    if (rc < 0) fail(m, 1);
+    m->busy = 0;
+    return rc;
+}
+
+/* Refuse to run the machine from inside itself (Python code it calls: a parse hook,
+ * the error helpers, a finalizer the garbage collector runs), as a generator does. */
+static int
+check_idle(Machine *m)
+{
+    if (m->busy) {
+        PyErr_SetString(PyExc_ValueError, "generator already executing");
         return -1;
     }
     return 0;
@@ -1379,13 +1474,13 @@ js_feed(PyObject *self, PyObject *chunk)
 {
     Machine *m = MS(self);
     if (m->mode == 1 && PyUnicode_CheckExact(chunk) && m->max_doc < 0 && m->error == NULL &&
-        !m->finished && !m->dead) {
+        !m->finished && !m->dead && !m->busy) {
         /* the common case, kept short */
         if (run_checked(m, chunk) < 0) return NULL;
         Py_INCREF(m->root);
         return m->root;
     }
-    if (check_ready(m) < 0) return NULL;
+    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -1447,7 +1542,7 @@ static PyObject *
 js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
     Machine *m = MS(self);
-    if (check_ready(m) < 0) return NULL;
+    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -1455,10 +1550,11 @@ js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
     if (!m->finished) {
         m->ulen = 0; /* a character cut off at the end: dropped like any truncation */
         m->finished = 1;
-        if (end_input(m) < 0) {
-            fail(m, 1);
-            return NULL;
-        }
+        m->busy = 1;
+        int rc = end_input(m);
+        if (rc < 0) fail(m, 1);
+        m->busy = 0;
+        if (rc < 0) return NULL;
     }
     Py_INCREF(m->root);
     return m->root;
@@ -1475,14 +1571,63 @@ need_events(Machine *m)
     return m->events;
 }
 
+/* Take back what the consumer let go of since the last take(): when the list handed
+ * over then has no other reference, its events that have none either are emptied and
+ * kept for emit() to fill again (as zip() reuses its result tuple), and the list is
+ * kept to collect the next events in.  Saves an allocation and a deallocation of an
+ * event object, and of a list, per feed.  Nothing else can see an object whose only
+ * reference we hold, so reusing it changes no value anyone holds. */
+static void
+recycle(Machine *m)
+{
+    PyObject *l = m->given;
+    if (l == NULL) return;
+    m->given = NULL;
+    if (Py_REFCNT(l) != 1 || !PyList_CheckExact(l) || !events_plain ||
+        ((PyListObject *)l)->allocated > SPARE_MAX_ITEMS) {
+        Py_DECREF(l);
+        return;
+    }
+    /* l is ours alone: move its items out one by one, from the end */
+    Py_ssize_t n;
+    while ((n = PyList_GET_SIZE(l)) > 0) {
+        PyObject *ev = PyList_GET_ITEM(l, n - 1);
+        Py_SET_SIZE(l, n - 1);
+        int pool = pool_of((PyObject *)Py_TYPE(ev));
+        if (pool < 0 || Py_REFCNT(ev) != 1 || Py_SIZE(ev) != 2 || m->npool[pool] >= EV_POOL) {
+            Py_DECREF(ev);
+            continue;
+        }
+        PyObject *a = PyTuple_GET_ITEM(ev, 0), *b = PyTuple_GET_ITEM(ev, 1);
+        PyTuple_SET_ITEM(ev, 0, NULL);
+        PyTuple_SET_ITEM(ev, 1, NULL);
+        if (PyObject_GC_IsTracked(ev)) PyObject_GC_UnTrack(ev);
+        m->pool[pool][m->npool[pool]++] = ev;
+        /* last: releasing a value may run code (a parse hook's object), which finds the
+         * pool and this parser in a consistent state */
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    }
+    if (m->spare == NULL)
+        m->spare = l;
+    else
+        Py_DECREF(l);
+}
+
 /* Hand the collected events over and start a new list (O(1), no copy). */
 static PyObject *
 take(Machine *m)
 {
-    PyObject *fresh = PyList_New(0);
-    if (fresh == NULL) return NULL;
+    PyObject *fresh = m->spare;
+    m->spare = NULL;
+    if (fresh == NULL && (fresh = PyList_New(0)) == NULL) return NULL;
     PyObject *out = m->events;
     m->events = fresh;
+    /* after the swap: releasing a value may run code that feeds this parser again,
+     * which then collects and takes its own events only */
+    recycle(m);
+    Py_INCREF(out);
+    Py_XSETREF(m->given, out); /* NULL after recycle(), unless such code took events */
     return out;
 }
 
@@ -1615,6 +1760,14 @@ m_clear(Machine *m)
     Py_CLEAR(m->carry);
     Py_CLEAR(m->sbuf);
     Py_CLEAR(m->s_path);
+    Py_CLEAR(m->given);
+    Py_CLEAR(m->spare);
+    for (int t = 0; t < 3; t++) {
+        while (m->npool[t] > 0) {
+            PyObject *ev = m->pool[t][--m->npool[t]];
+            Py_DECREF(ev); /* empty: frees only itself */
+        }
+    }
     while (m->depth > 0) {
         Frame *f = &m->stack[--m->depth];
         Py_CLEAR(f->cont);
@@ -1657,14 +1810,19 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"events",          "lenient",         "skip_preamble", "trailing",
                              "allow_inf_nan",   "max_depth",       "max_token_chars",
-                             "max_document_chars", "max_int_digits", "parse_float", "parse_int", NULL};
-    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0;
+                             "max_document_chars", "max_int_digits", "parse_float", "parse_int",
+                             "release_items",   NULL};
+    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0, release = 0;
     PyObject *trailing = Py_None, *max_depth = NULL, *max_tok = NULL, *max_doc = NULL, *max_int = NULL;
     PyObject *parse_float = Py_None, *parse_int = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOO:JsonStream", kwlist, &events, &lenient,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOOp:JsonStream", kwlist, &events, &lenient,
                                      &skip_preamble, &trailing, &allow_nan, &max_depth, &max_tok, &max_doc,
-                                     &max_int, &parse_float, &parse_int))
+                                     &max_int, &parse_float, &parse_int, &release))
         return -1;
+    if (release && !events) {
+        PyErr_SetString(PyExc_ValueError, "release_items=True needs events=True (items leave by their ValueEnd)");
+        return -1;
+    }
     if (lenient || skip_preamble) {
         PyErr_SetString(PyExc_ValueError, "the C machine runs strict JSON only");
         return -1;
@@ -1689,10 +1847,12 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     Machine *m = MS(self);
+    if (check_idle(m) < 0) return -1; /* __init__() from inside the running machine */
     m_clear(m);
     m_free_buffers(m);
     memset(m, 0, sizeof(Machine));
     m->events_on = events;
+    m->release = release;
     m->ignore_trailing = ignore;
     m->allow_nan = allow_nan;
     m->max_depth = depth;
@@ -1742,6 +1902,8 @@ js_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->carry);
     Py_VISIT(m->sbuf);
     Py_VISIT(m->s_path);
+    Py_VISIT(m->given);
+    Py_VISIT(m->spare);
     for (Py_ssize_t k = 0; k < m->depth; k++) {
         Py_VISIT(m->stack[k].cont);
         Py_VISIT(m->stack[k].path);
@@ -1836,6 +1998,8 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "ValueStart", &H_ValueStart) < 0 || grab(helpers, "StringDelta", &H_StringDelta) < 0 ||
         grab(helpers, "ValueEnd", &H_ValueEnd) < 0 || grab(helpers, "Skipped", &H_Skipped) < 0)
         return NULL;
+    events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
+                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
     PyTypeObject *bt = (PyTypeObject *)base;
     n_base_slots = 0;
     for (PyMemberDef *md = bt->tp_members; md != NULL && md->name != NULL; md++) {

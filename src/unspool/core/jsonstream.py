@@ -23,6 +23,7 @@ How it stays linear (and fast) in pure Python:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
@@ -43,7 +44,15 @@ from unspool.core.path_events import (
     ValueStart,
 )
 from unspool.core.preamble import PreambleScanner
-from unspool.core.quotes import CLOSE, INNER, UNDECIDED, decide_close, missing_quote
+from unspool.core.quotes import (
+    CLOSE,
+    INNER,
+    PLAIN,
+    REFUSE,
+    UNDECIDED,
+    decide_close,
+    missing_quote,
+)
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.tokens import (
     MESSAGES,
@@ -52,9 +61,11 @@ from unspool.core.tokens import (
     literal_prefix,
     root_rest_run,
     root_word_run,
+    root_word_run_us,
     token_rest_run,
     token_value,
     token_word_run,
+    token_word_run_us,
 )
 
 __all__ = ["JsonStream", "parse_partial"]
@@ -74,6 +85,7 @@ _COMMENT = 11  # inside a comment (lenient)
 _PREAMBLE = 12  # before the root value (skip_preamble)
 _END = 13  # the root value is complete
 _UVAL = 14  # inside an unquoted value token (lenient)
+_FENCED = 15  # a closing fence came before the closers: the rest is trailing text (lenient)
 
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
@@ -451,6 +463,11 @@ class JsonStream:
         k_closer = "mismatched_closer" in kinds
         k_extra = "extra_closer" in kinds
         k_mquote = "missing_quote" in kinds
+        k_space = "unicode_space" in kinds
+        k_fence = "truncated" in kinds and ignore_trailing
+        strip = " \t" + lx.UNICODE_SPACES if k_space else " \t"  # what ends a token's text
+        word_in = token_word_run_us if k_space else token_word_run
+        word_root = root_word_run_us if k_space else root_word_run
 
         literals: dict[str, list[tuple[str, Any, str, str]]] = {
             c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
@@ -502,6 +519,8 @@ class JsonStream:
         # lenient: where a comment returns to
         comment_end = ""
         comment_ret = _VALUE
+        comment_closer = False  # a line comment in a container skipped '}, "next"'
+        comment_tail = ""  # the last characters of that comment's text (the search's context)
 
         release = self._release
         rlist: Any = None  # release_items: the root array, once open
@@ -611,13 +630,22 @@ class JsonStream:
                         c = s[i]
                         if c == quote or c in qalt:
                             if (k_inner or qalt) and not is_key:
+                                in_list = bool(stack) and type(stack[-1]) is list
                                 verdict = decide_close(
-                                    s, i + 1, bool(stack) and type(stack[-1]) is dict, eof
+                                    s,
+                                    i + 1,
+                                    bool(stack) and not in_list,
+                                    eof,
+                                    in_list and PLAIN.fullmatch(sbuf) is not None,
                                 )
                                 if verdict == UNDECIDED:
                                     carry = s[i:]
                                     i = n
                                     break
+                                if verdict == REFUSE or (
+                                    verdict == INNER and _CONCAT_TAIL.search(sbuf[-80:])
+                                ):
+                                    raise parse_error("Strings joined by '+'", base + i)
                                 if verdict == INNER:
                                     k = ws_run(s, i + 1).end()
                                     _repair(
@@ -796,6 +824,13 @@ class JsonStream:
 
                 c = s[i]
                 if state > _STRING:
+                    if state == _FENCED:
+                        text = s[i:]
+                        tail.append(text)
+                        if evs is not None:
+                            evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                        i = n
+                        continue
                     if state == _END:
                         if glue:
                             glue = False
@@ -817,6 +852,16 @@ class JsonStream:
                             continue
                         if c in WS:
                             i = ws_run(s, i).end()
+                            continue
+                        if k_space and c in lx.UNICODE_SPACES:
+                            _repair(
+                                repairs,
+                                evs,
+                                "unicode_space",
+                                base + i,
+                                "read a Unicode space as a blank",
+                            )
+                            i += 1
                             continue
                         if (c == "/" or c == "#") and k_comment:
                             comment_ret = state
@@ -868,6 +913,15 @@ class JsonStream:
                             nbuf = ""
                             state = _UVAL
                             continue
+                        if k_token and not _whole_number(nbuf):
+                            # "01", "1." or "-" at a chunk's end: decided as a token, as
+                            # when the same text arrives in one chunk
+                            ubuf = nbuf
+                            u_pos = n_pos
+                            u_word = True
+                            nbuf = ""
+                            state = _UVAL
+                            continue
                         val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
                         if stack:
@@ -899,15 +953,17 @@ class JsonStream:
                                 carry = "/"
                                 i = n
                                 continue
-                            if (s[i + 1 : i + 2] not in ("/", "*", "") or not k_comment) and not (
-                                eof and i + 1 >= n
-                            ):
+                            if (
+                                s[i + 1 : i + 2] not in ("/", "*", "")
+                                or not k_comment
+                                or ubuf[-1:] == ":"  # "https://...": a URL, not a comment
+                            ) and not (eof and i + 1 >= n):
                                 ubuf += "/"
                                 i += 1
                                 continue
                             j = -2
                         elif u_word:
-                            j = (token_word_run if stack else root_word_run)(s, i).end()
+                            j = (word_in if stack else word_root)(s, i).end()
                             if j > i:
                                 ubuf += s[i:j]
                                 i = j
@@ -931,7 +987,7 @@ class JsonStream:
                                 # it now rather than hold the rest of the line undecided
                                 raise parse_error("Expecting value", u_pos)
                             # "true false", "1 2": a blank ends a literal or number
-                            j = i if s[i] in " \t" and is_atom(ubuf) else -1
+                            j = i if s[i] in strip and is_atom(ubuf) else -1
                         else:
                             j = -1
                         if j == -1:
@@ -945,7 +1001,9 @@ class JsonStream:
                                 )
                             if i >= n or s[i] == "/":
                                 continue
-                        tok = ubuf.rstrip(" \t")
+                        tok = ubuf.rstrip(strip)
+                        glued = len(tok) == len(ubuf) and s[i] == '"'
+                        spaced = ubuf if k_space else ""
                         ubuf = ""
                         val, kind, tag = token_value(
                             tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
@@ -957,6 +1015,19 @@ class JsonStream:
                             raise parse_error("Expecting value", u_pos)
                         if tag:
                             _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                        if spaced:
+                            _spaces_after(repairs, evs, spaced, len(tok), u_pos)
+                        if glued and kind == "string" and k_mquote:
+                            # '[a", "b"]': the quote glued to the word closes it (its opening
+                            # quote was missing), never opens the next item
+                            _repair(
+                                repairs,
+                                evs,
+                                "missing_quote",
+                                base + i,
+                                "read a string whose opening quote was missing",
+                            )
+                            i += 1
                         if stack:
                             top = stack[-1]
                             if type(top) is list:
@@ -989,6 +1060,16 @@ class JsonStream:
                         key = sbuf
                         sbuf = ""
                         state = _COLON
+                        if s[i] == '"' and k_mquote:
+                            # '{a": 1}': the quote glued to the key closes it
+                            _repair(
+                                repairs,
+                                evs,
+                                "missing_quote",
+                                base + i,
+                                "read a key whose opening quote was missing",
+                            )
+                            i += 1
                         continue
 
                     if state == _COMMENT:
@@ -1016,10 +1097,16 @@ class JsonStream:
                         if found < 0:
                             if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
                                 carry = "*"
+                            elif comment_end == "\n" and stack and not comment_closer:
+                                seen = comment_tail + s[i:]
+                                comment_closer = _COMMENT_MEMBER.search(seen) is not None
+                                comment_tail = seen[-40:]
                             i = n
                             continue
                         i = found + len(comment_end)
                         comment_end = ""
+                        comment_closer = False
+                        comment_tail = ""
                         state = comment_ret
                         continue
 
@@ -1041,6 +1128,22 @@ class JsonStream:
 
                 if c in WS:
                     i = ws_run(s, i).end()
+                    continue
+                if c == "`" and k_fence and stack:
+                    # '{"a": "b"```': the reply's closing fence before the closers; the
+                    # document was cut there, what follows is trailing text
+                    if n - i < 3 and not eof:
+                        carry = s[i:]
+                        i = n
+                        continue
+                    if s.startswith("```", i):
+                        state = _FENCED
+                        continue
+                if k_space and c in lx.UNICODE_SPACES:
+                    _repair(
+                        repairs, evs, "unicode_space", base + i, "read a Unicode space as a blank"
+                    )
+                    i += 1
                     continue
 
                 # ---------------------------------------------------------- after a value
@@ -1098,6 +1201,24 @@ class JsonStream:
                             continue
                         want = list if c == "]" else dict
                         deeper = any(type(x) is want for x in stack)
+                        typo = not deeper or (k < n and s[k] == ",")
+                        if (
+                            deeper
+                            and typo
+                            and len(stack) > 2
+                            and type(stack[-2]) is want
+                            and type(stack[-3]) is not want
+                        ):
+                            # '{"a": [{"k": 1], "b": 2}': after the comma a key (or, for
+                            # '[{"a": [1}, {"b": 2}]', an item) says the closer was the
+                            # outer one's and the inner closer was missing
+                            member = _next_member(s, k + 1, eof)
+                            if member == UNDECIDED:
+                                carry = s[i:]
+                                i = n
+                                continue
+                            if member == (_KEY_NEXT if want is list else _ITEM_NEXT):
+                                typo = False
                         if not deeper and k < n and s[k] == "," and k_extra:
                             # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
                             _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
@@ -1116,7 +1237,7 @@ class JsonStream:
                             base + i,
                             f"closed {'an object' if type(top) is dict else 'an array'} at {c}",
                         )
-                        if not deeper or (k < n and s[k] == ","):
+                        if typo:
                             i += 1  # a typo for the right closer: the document goes on after it
                         # else the closer of an outer container: the inner one's was missing
                         if not stack:
@@ -1241,10 +1362,15 @@ class JsonStream:
                             except ValueError:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
+                                in_list = bool(stack) and type(stack[-1]) is list
                                 if (
                                     not (k_inner or k_mquote)
                                     or decide_close(
-                                        s, j, bool(stack) and type(stack[-1]) is dict, eof
+                                        s,
+                                        j,
+                                        bool(stack) and not in_list,
+                                        eof,
+                                        in_list and PLAIN.fullmatch(text) is not None,
                                     )
                                     == CLOSE
                                 ):
@@ -1576,6 +1702,22 @@ class JsonStream:
                         sbuf = ""
                         state = _UKEY
                         continue
+                    if (
+                        c == "{"
+                        and k_closer
+                        and state == _KEY
+                        and len(stack) > 1
+                        and type(stack[-2]) is list
+                    ):
+                        # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
+                        top = stack.pop()
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        _repair(
+                            repairs, evs, "mismatched_closer", base + i, "closed an object before {"
+                        )
+                        state = _ELEM
+                        continue
                     if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
@@ -1648,6 +1790,10 @@ class JsonStream:
             raise
 
         # -------------------------------------------------------------- end of input
+        if state == _COMMENT and comment_closer:
+            # '{"a": {"b": 1 // note }, "c": 2}' on one line: the comment ran to the end
+            # over a closer and the next member, which would silently be dropped
+            raise parse_error("A line comment ran to the end over the rest of the document", base)
         if state == _PREAMBLE and carry:
             # the reply is only a literal ("true"), held because more word could follow
             for word, wval, wkind, tag in literals.get(carry[:1], ()):
@@ -1671,7 +1817,7 @@ class JsonStream:
             else:
                 _set_slot(self, s_cont, s_key, sbuf)
         elif state == _UVAL:
-            tok = ubuf.rstrip(" \t")
+            tok = ubuf.rstrip(" \t" + (lx.UNICODE_SPACES if "unicode_space" in kinds else ""))
             if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
                 val, kind, tag = token_value(
                     tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
@@ -1681,6 +1827,8 @@ class JsonStream:
                 if kind:
                     if tag:
                         _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
+                    if "unicode_space" in kinds:
+                        _spaces_after(repairs, evs, ubuf, len(tok), u_pos)
                     if stack:
                         top = stack[-1]
                         if type(top) is list:
@@ -1756,6 +1904,47 @@ def _repair(
 
 _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
 """Characters that never start an unquoted value token."""
+
+
+_COMMENT_MEMBER = re.compile(r"[\]}][ \t]{0,16},[ \t]{0,16}[\"'A-Za-z_$]")
+"""In a line comment's text: a closer, a comma and the next member, as the document
+would go on (``// note }, "b": 2``)."""
+
+_KEY_NEXT = 1
+_ITEM_NEXT = 0
+_MEMBER_KEY = re.compile(
+    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64})[ \t\n\r]{0,256}:'
+)
+_MEMBER_KEY_PREFIX = re.compile(
+    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}(?:"[ \t\n\r]{0,256})?'
+    r"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64}[ \t\n\r]{0,256})?\Z"
+)
+_MEMBER_ITEM = re.compile(r'[ \t\n\r]{0,256}[\[{"\'0-9-]')
+
+
+def _next_member(s: str, k: int, eof: bool) -> int:
+    """What follows a comma at ``s[k]``: a key and its colon (``_KEY_NEXT``), an item
+    (``_ITEM_NEXT``), ``UNDECIDED`` while a bounded lookahead has not seen enough, or
+    ``-2`` for anything else."""
+    if _MEMBER_KEY.match(s, k):
+        return _KEY_NEXT
+    if not eof and _MEMBER_KEY_PREFIX.match(s, k):
+        return UNDECIDED
+    return _ITEM_NEXT if _MEMBER_ITEM.match(s, k) else -2
+
+
+_CONCAT_TAIL = re.compile(r"\+[ \t]*[\r\n][ \t\r\n]*\Z")
+"""A string's text ending in ``+`` and a line break, then a quote: ``"a +\n "b"``."""
+
+
+def _spaces_after(
+    repairs: list[Repair], evs: list[PathEvent] | None, text: str, end: int, pos: int
+) -> None:
+    """Report the Unicode spaces a token's text ended with (``text[end:]``), if any."""
+    for k in range(end, len(text)):
+        if text[k] in lx.UNICODE_SPACES:
+            _repair(repairs, evs, "unicode_space", pos + k, "read a Unicode space as a blank")
+            return
 
 
 def _whole_number(tok: str) -> bool:

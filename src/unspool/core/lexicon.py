@@ -20,6 +20,7 @@ __all__ = [
     "LENIENT_KINDS",
     "LITERALS",
     "NUMBER_START",
+    "UNICODE_SPACES",
     "WHITESPACE",
 ]
 
@@ -29,6 +30,10 @@ IDENT_START: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV
 
 ws_run: Final = cast(Run, re.compile(r"[ \t\n\r]*").match)
 """Consume JSON whitespace."""
+
+UNICODE_SPACES: Final = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+"""Spaces JSON does not know; lenient mode (``unicode_space``) reads them as whitespace
+between tokens (a non-breaking space pasted from a web page)."""
 
 LOOKAHEAD: Final = 256
 """Blanks a lenient decision reads past before deciding without them (bounds its work)."""
@@ -141,6 +146,7 @@ LENIENT_KINDS: Final = frozenset(
         "extra_closer",
         "missing_quote",
         "escaped_json",
+        "unicode_space",
     }
 )
 """Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""

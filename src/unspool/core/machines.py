@@ -3,7 +3,8 @@
 Like the stdlib's ``json`` with ``_json`` behind it: the C machine
 (``unspool.core._speedups``, built when a compiler was there at install time) runs
 the configurations it accelerates (strict JSON: no ``lenient``, no
-``skip_preamble``), with or without path events, every limit, str or bytes input.
+``skip_preamble``), with or without path events and ``release_items``, every limit,
+str or bytes input.
 Everything else, and everything when the extension is missing or
 ``UNSPOOL_PURE=1`` is set, runs on the pure-Python machine in ``jsonstream.py``,
 which stays the reference: both give the same values, events, errors and positions.
@@ -64,7 +65,7 @@ def _small_int(value: Any, low: int) -> bool:
 def accelerates(options: Mapping[str, Any]) -> bool:
     """Whether the C machine runs a parser made with these keyword ``options``."""
     for name, value in options.items():
-        if name in ("events", "allow_inf_nan", "parse_float", "parse_int"):
+        if name in ("events", "allow_inf_nan", "parse_float", "parse_int", "release_items"):
             continue
         if name in ("lenient", "skip_preamble"):
             if value is not False:

@@ -17,6 +17,8 @@ __all__ = [
     "CLOSE",
     "INNER",
     "INNER_QUOTE_WS",
+    "PLAIN",
+    "REFUSE",
     "UNDECIDED",
     "decide_close",
     "missing_quote",
@@ -26,13 +28,17 @@ __all__ = [
 CLOSE: Final = 1
 INNER: Final = 0
 UNDECIDED: Final = -1
+REFUSE: Final = 2
+"""Neither reading is safe (``"a" + "b"``, a JavaScript concatenation): the parser refuses."""
 INNER_QUOTE_WS: Final = 256
 """Whitespace after a quote beyond which it is taken as a real close (bounds the lookahead)."""
 
 # Runs matched at most one character past the bound: each decision reads a bounded
 # window, however long the run, so re-deciding a carried quote costs O(1).
 _BOUND: Final = INNER_QUOTE_WS + 1
-_ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r]{{0,{_BOUND}}}").match)
+_ws: Final = cast(lx.Run, re.compile(rf"[ \t\n\r{lx.UNICODE_SPACES}]{{0,{_BOUND}}}").match)
+"""Blanks after a quote, Unicode spaces included: '"x"\u00a0,' is a close whatever the
+parser then makes of the space (a blank with ``unicode_space``, else an error)."""
 _ident: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\-]{{0,{_BOUND}}}").match)
 _number: Final = cast(lx.Run, re.compile(rf"[-+0-9.eE]{{0,{_BOUND}}}").match)
 
@@ -47,7 +53,15 @@ def _literal(word: str) -> bool:
     return word.lower() in _LOWER_WORDS
 
 
-def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
+def decide_close(
+    text: str,
+    j: int,
+    in_object: bool,
+    eof: bool = False,
+    plain: bool = False,
+    glued: bool = True,
+    pair: bool = True,
+) -> int:
     """Lenient mode: is the quote just before ``text[j]`` a real close or an inner quote?
 
     It closes when what follows (after whitespace) is a closer, a colon, a quote, a
@@ -55,7 +69,9 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
     in an object (a missing comma), a comma followed by something that can start the
     next member or item, or, in an array, the next item without its comma (a number
     or literal ending at a delimiter, ``[`` or ``{``); otherwise the quote belongs to
-    the text (``"He said "hi" to me"``, ``"a "5 apples" b"``).
+    the text (``"He said "hi" to me"``, ``"a "5 apples" b"``).  ``plain``: the string
+    is an array item of one short word so far (``["value1" value2", "x"]``): a blank,
+    one word and its own closing quote or the item's delimiter also close it.
     """
     k = _ws(text, j).end()
     if k - j > INNER_QUOTE_WS:
@@ -63,8 +79,19 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
     if k >= len(text):
         return CLOSE if eof else UNDECIDED
     c = text[k]
+    if c == '"' and k == j and pair and text[j - 1 : j] == '"':
+        # '"He said "yes""': an inner quote right before the closing one (one level:
+        # a run of quotes costs O(1) per quote)
+        after = decide_close(text, j + 1, in_object, eof, False, glued, False)
+        if after == UNDECIDED:
+            return UNDECIDED
+        if after == CLOSE:
+            return INNER
+        return CLOSE
     if c in "}]:\"'<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
+    if c == "+":
+        return REFUSE  # '"a" + "b"': as text, the operator and quotes would join the value
     if c == "`" or c == "#":  # a closing fence, a "# comment"
         if k + 1 >= len(text):
             return CLOSE if eof else UNDECIDED
@@ -83,7 +110,7 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
         if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
             return CLOSE
         if c2 in lx.IDENT_START:
-            verdict = word_follows(text, k2, in_object, True, eof)
+            verdict = word_follows(text, k2, in_object, True, eof, glued)
             if verdict == INNER and not in_object:
                 return _unquoted_items(text, k2, eof)  # '["", a]': a missing quote's items
             return verdict
@@ -118,10 +145,38 @@ def decide_close(text: str, j: int, in_object: bool, eof: bool = False) -> int:
             return UNDECIDED  # "tr" may yet be "true"
         if word in _LOWER_WORDS:
             return _item_follows(text, k, k2, eof)
+        if plain and k > j:
+            return _word_item(text, k2, eof)
     return INNER
 
 
-_items: Final = cast(lx.Run, re.compile(rf"[A-Za-z0-9_$\- \t\n\r,]{{0,{_BOUND}}}").match)
+def _word_item(text: str, k2: int, eof: bool) -> int:
+    """After ``"word" next``: ``next`` is the following item when its own closing quote
+    and a delimiter, or the delimiter itself, end it (``"consectetur" comment" ]``)."""
+    if k2 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    if text[k2] == '"':
+        k3 = _ws(text, k2 + 1).end()
+        if k3 - k2 > INNER_QUOTE_WS:
+            return INNER
+        if k3 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k3] in ",]" else INNER
+    k3 = _ws(text, k2).end()
+    if k3 - k2 > INNER_QUOTE_WS:
+        return INNER
+    if k3 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return CLOSE if text[k3] in ",]" else INNER
+
+
+PLAIN: Final = re.compile(r'[^ \t\n\r"]{1,64}')
+"""A string so far that is one short word, without a quote (``fullmatch``)."""
+
+
+_items: Final = cast(
+    lx.Run, re.compile(rf"[^\"\\\[\]{{}}\u201c\u201d\u201e\u201f]{{0,{_BOUND}}}").match
+)
 
 
 def _unquoted_items(text: str, k: int, eof: bool) -> int:
@@ -150,7 +205,12 @@ def _item_follows(text: str, k: int, k2: int, eof: bool) -> int:
 
 
 def word_follows(
-    text: str, k: int, in_object: bool, literal_closes: bool, eof: bool = False
+    text: str,
+    k: int,
+    in_object: bool,
+    literal_closes: bool,
+    eof: bool = False,
+    glued: bool = False,
 ) -> int:
     """A word starts at ``text[k]`` after a quote: a literal item (after a comma) or an
     unquoted key followed by ``:`` (not ``://``, a URL) or a comment means the quote
@@ -171,6 +231,14 @@ def word_follows(
         return CLOSE if eof else UNDECIDED
     if text[k3] == "/":
         return CLOSE
+    if text[k3] == '"' and k3 == k2 and glued:
+        # '"a": "x",b": 1': the next key, its opening quote missing
+        k4 = _ws(text, k3 + 1).end()
+        if k4 - k > INNER_QUOTE_WS:
+            return INNER
+        if k4 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        return CLOSE if text[k4] == ":" else INNER
     if text[k3] != ":":
         return INNER
     if k3 > k2:
@@ -200,11 +268,11 @@ def missing_quote(text: str, i: int, in_object: bool, eof: bool = False) -> int:
             # known to close the string (``"a, "<`` or ``"a, "}``), the comma is text
             # whatever follows, as when the whole string is in one chunk
             q = text.find('"', i)
-            if q < 0 or decide_close(text, q + 1, in_object, eof) != CLOSE:
+            if q < 0 or decide_close(text, q + 1, in_object, eof, glued=False) != CLOSE:
                 return UNDECIDED
         return INNER
     q = text.index('"', i)
-    verdict = decide_close(text, q + 1, in_object, eof)
+    verdict = decide_close(text, q + 1, in_object, eof, glued=False)
     if verdict == UNDECIDED:
         return UNDECIDED
     return CLOSE if verdict == INNER else INNER

@@ -20,9 +20,11 @@ __all__ = [
     "NUMBER_END",
     "is_atom",
     "literal_prefix",
+    "root_word_run_us",
     "token_rest_run",
     "token_value",
     "token_word_run",
+    "token_word_run_us",
 ]
 
 NUMBER_END: Final = frozenset(' \t\n\r,]}/"[{')
@@ -34,6 +36,11 @@ bracket or brace ends it too: ``1{"i": 2}`` is a number and the next object)."""
 token_rest_run: Final = cast(lx.Run, re.compile(r'[^\n\r,\[\]{}"/]*').match)
 """The rest of a token inside a container: blanks allowed, up to a delimiter or a line end."""
 root_word_run: Final = cast(lx.Run, re.compile(r"[^ \t\n\r/]*").match)
+token_word_run_us: Final = cast(
+    lx.Run, re.compile(rf'[^ \t\n\r,\[\]{{}}"/{lx.UNICODE_SPACES}]*').match
+)
+root_word_run_us: Final = cast(lx.Run, re.compile(rf"[^ \t\n\r/{lx.UNICODE_SPACES}]*").match)
+"""The same when Unicode spaces are blanks (``unicode_space``): they end the first word."""
 root_rest_run: Final = cast(lx.Run, re.compile(r"[^\n\r/]*").match)
 """The same at the root, where only the line's end ends a token."""
 
@@ -97,9 +104,22 @@ def token_value(
             value = number_value(parse_float, parse_int, max_int, text, pos)
             return value, "number", "leading_zeros"
         return None, "", ""
+    if _refused(tok):
+        return None, "", ""
     if "unquoted_value" in kinds:
         return tok, "string", "unquoted_value"
     return None, "", ""
+
+
+def _refused(tok: str) -> bool:
+    """A token no reading fits without a guess that changes its type: an unfinished
+    number followed by its delimiter (``1.``, ``2e``, ``-``), digits grouped by ``_``
+    (``1_000``), JavaScript's ``undefined``."""
+    m = lx.number_prefix(tok, 0)
+    return m.end() == len(tok) or _GROUPED.fullmatch(tok) is not None or tok == "undefined"
+
+
+_GROUPED: Final = re.compile(r"-?[0-9][0-9_]*_[0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?")
 
 
 MESSAGES: Final = {

@@ -65,47 +65,134 @@ class ArgsSnapshots:
 
     REFRESH = 128
 
-    __slots__ = ("_at", "_last", "_root", "_total")
+    __slots__ = ("_at", "_exact", "_last", "_root", "_total")
 
     def __init__(self) -> None:
         self._root: _Node | None = None
         self._last: Any = None
+        self._exact = False  # _last shows the live value as it was at the last call
         self._total = 0  # characters of argument text seen
         self._at = -1  # ... when the last snapshot was taken
 
-    def take(self, live: Any, grown: int, final: bool = False) -> Any:
+    def take(self, live: Any, grown: int, final: bool = False, changed: bool = True) -> Any:
         """A snapshot of ``live`` sharing what did not change since the last one, or
-        the last one again while little text arrived since (see the class doc)."""
-        self._total += grown
-        if not _is_container(live):
-            self._root = None
-            if type(live) is str and not final:
-                # a root string in flight: each new one is a copy of all of it, so the
-                # same refresh rule keeps the copying linear
-                if (
-                    type(self._last) is str
-                    and (self._total - self._at) * self.REFRESH < self._total
-                ):
-                    return self._last
-                self._last = live
-                self._at = self._total
-            return live
+        the last one again while little text arrived since (see the class doc).
+
+        ``changed=False`` says ``live`` did not change since the previous call (no path
+        event came in between): when the last snapshot showed it as it was then, that
+        snapshot is the answer, without looking at ``live``."""
+        total = self._total + grown
+        self._total = total
         node = self._root
-        if node is not None and node.src is not live:
-            node = None
-        elif (
-            node is not None and not final and (self._total - self._at) * self.REFRESH < self._total
-        ):
-            return self._last
-        copy, self._root = _snapshot(live, node)
+        if node is not None and node.src is live:
+            if not changed and self._exact:
+                if final or (total - self._at) * self.REFRESH >= total:
+                    self._at = total  # a new snapshot would have been this one
+                return self._last
+            if not final and (total - self._at) * self.REFRESH < total:
+                self._exact = self._exact and not changed
+                return self._last
+            copy = _quick(live, node, 0)
+            if copy is None:
+                copy, self._root = _snapshot(live, node)
+        else:
+            t = type(live)
+            if t is not dict and t is not list:
+                self._root = None
+                if t is str and not final:
+                    # a root string in flight: each new one is a copy of all of it, so
+                    # the same refresh rule keeps the copying linear
+                    if type(self._last) is str and (total - self._at) * self.REFRESH < total:
+                        return self._last
+                    self._last = live
+                    self._at = total
+                return live
+            copy, self._root = _snapshot(live, None)
         self._last = copy
         self._at = self._total
+        self._exact = True
         return copy
 
 
 def _is_container(value: Any) -> bool:
     t = type(value)
     return t is dict or t is list
+
+
+_QUICK_DEPTH = 100
+"""How deep :func:`_quick` (which recurses) follows open children before it leaves
+the snapshot to :func:`_snapshot` (which does not)."""
+
+
+def _quick(src: Any, node: _Node, depth: int) -> Any:
+    """The common snapshots without the general bookkeeping, updating ``node`` in
+    place: the container ``src`` unchanged but for its one open child (followed
+    down), or changed only in its last value or by new values none of which is a
+    container.  None (with nothing updated) when that is not the case: then
+    :func:`_snap` decides.  Both give the same snapshot."""
+    t = type(src)
+    vals: Any
+    if t is dict:
+        vals = list(src.values())
+        before = node.seen
+        m = len(before)
+        if not m:
+            return None if vals else node.copy
+        if any(map(is_not, vals[: m - 1], before)):
+            return None  # an earlier value was replaced: a duplicate key
+        if vals[m - 1] is before[m - 1]:
+            if len(vals) == m:
+                return _quick_kid(node, None, depth)
+            tail = vals[m:]  # new values only
+        else:
+            tail = vals[m - 1 :]  # the last value was replaced, and maybe values added
+        for value in tail:
+            t = type(value)
+            if t is dict or t is list:
+                return None
+        copy = src.copy()
+    elif t is list:
+        n = len(src)
+        last = src[-1] if n else None
+        seen = node.seen
+        if seen[0] == n and seen[1] is last:
+            return _quick_kid(node, n - 1, depth)
+        t = type(last)
+        if t is dict or t is list:
+            return None
+        copy = src[:]
+        vals = (n, last)
+    else:
+        return None
+    node.seen = vals
+    node.copy = copy
+    node.kids = {}
+    return copy
+
+
+def _quick_kid(node: _Node, index: int | None, depth: int) -> Any:
+    """:func:`_quick` of a container with nothing assigned since the last snapshot: only
+    its open child (at ``index`` for a list, the one followed for an object) may grow."""
+    kids = node.kids
+    if not kids:
+        return node.copy
+    if len(kids) != 1:
+        return None
+    ((key, kid),) = kids.items()
+    if index is not None and key != index:
+        return None
+    old = kid.copy
+    if depth >= _QUICK_DEPTH:
+        return None  # nothing was updated yet at any level: _snapshot decides
+    copy = _quick(kid.src, kid, depth + 1)
+    if copy is None:
+        return None
+    if copy is old:
+        return node.copy
+    out = node.copy.copy()
+    out[key] = copy
+    node.copy = out
+    return out
 
 
 _Snap = Generator[tuple[Any, "_Node | None"], tuple[Any, _Node], tuple[Any, _Node]]
@@ -176,6 +263,8 @@ def _snap_dict(src: dict[Any, Any], node: _Node | None) -> _Snap:
         return (yield from _dict_copy(src, vals, keys, {}))
     before = node.seen
     m = len(before)  # an object only grows: its first m keys are the same keys
+    if not m and not vals:
+        return node.copy, node  # still empty
     if m and vals[m - 1] is before[m - 1] and not any(map(is_not, vals[: m - 1], before)):
         if len(vals) == m:
             return (yield from _same_dict(src, node))

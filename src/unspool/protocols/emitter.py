@@ -23,6 +23,7 @@ from unspool.events import (
     StreamDone,
     new_stream_id,
 )
+from unspool.protocols.fastevents import args_delta
 
 __all__ = ["ActionEmitter", "ActionValidator", "Validation", "done_reason"]
 
@@ -57,6 +58,7 @@ def done_reason(reason: FinishReason | None, truncated: bool) -> DoneReason:
 
 @dataclass(slots=True)
 class _Open:
+    id: str
     name: str | None
     action_id: str | None
     attributes: Mapping[str, str]
@@ -92,12 +94,14 @@ class ActionEmitter:
         index = self.next_index
         self.next_index += 1
         attrs = dict(attributes) if attributes else {}
-        self._open[index] = _Open(name, action_id, dict(attrs))  # each event its own dict
-        return ActionStarted(self.action_id(index), index, name, action_id, attrs)
+        event_id = self.action_id(index)
+        self._open[index] = _Open(event_id, name, action_id, dict(attrs))  # each its own dict
+        return ActionStarted(event_id, index, name, action_id, attrs)
 
     def args_delta(self, index: int, partial: Any, delta: str | None = None) -> ActionArgsDelta:
         """The live args of the open action at ``index``."""
-        return ActionArgsDelta(self.action_id(index), index, partial, delta)
+        info = self._open.get(index)
+        return args_delta(self.action_id(index) if info is None else info.id, index, partial, delta)
 
     def complete(
         self, index: int, args: Any, *, raw: str | None = None
@@ -112,7 +116,7 @@ class ActionEmitter:
             if not verdict.ok:
                 self.invalid_count += 1
                 return ActionInvalid(
-                    self.action_id(index),
+                    info.id,
                     index,
                     name,
                     verdict.reason,
@@ -122,9 +126,7 @@ class ActionEmitter:
                 )
             value = verdict.value
         self.complete_count += 1
-        return ActionComplete(
-            self.action_id(index), index, name, value, info.action_id, info.attributes
-        )
+        return ActionComplete(info.id, index, name, value, info.action_id, info.attributes)
 
     def invalid(
         self,
@@ -136,9 +138,7 @@ class ActionEmitter:
         """Close the open action at ``index`` as invalid."""
         info = self._open.pop(index)
         self.invalid_count += 1
-        return ActionInvalid(
-            self.action_id(index), index, info.name, reason, errors, raw, info.action_id
-        )
+        return ActionInvalid(info.id, index, info.name, reason, errors, raw, info.action_id)
 
     def reject(
         self,

@@ -28,10 +28,12 @@ class Delimiters:
 
     ``groups`` maps a group name to its literals; ``signals`` is a set of single
     characters reported in the group ``"signal"`` (they are never held back).
-    ``fold`` makes matching ASCII-case-insensitive.
+    ``fold`` makes matching ASCII-case-insensitive.  ``starts(text)`` finds a
+    character at which a delimiter (or a hold-back) could begin, or a signal: when it
+    finds none, :meth:`search` finds nothing and :meth:`hold` is 0.
     """
 
-    __slots__ = ("_first", "_max_hold", "_prefixes", "fold", "pattern")
+    __slots__ = ("_first", "_max_hold", "_prefixes", "fold", "pattern", "starts")
 
     def __init__(
         self,
@@ -60,6 +62,8 @@ class Delimiters:
         if fold:
             first |= {c.upper() for c in first}
         self._first = frozenset(first)
+        stops = "".join(sorted(first | set(signals)))
+        self.starts = re.compile(f"[{re.escape(stops)}]" if stops else "(?!)").search
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
         """The first delimiter or signal character in ``text[pos:]``."""

@@ -70,6 +70,7 @@ from typing import Any, Literal
 
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
+from unspool.core.path_events import StringDelta
 from unspool.events import (
     Diagnostic,
     DoneReason,
@@ -79,7 +80,8 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
-from unspool.protocols.interleaved_items import ItemTracker
+from unspool.protocols.fastevents import args_delta, text_delta
+from unspool.protocols.interleaved_items import Item, ItemTracker
 from unspool.protocols.interleaved_prose import (
     ArrayStart,
     DroppedFence,
@@ -99,6 +101,8 @@ _PROSE, _ARRAY, _CLOSING, _AFTER = 0, 1, 2, 3
 _CLOSING_FENCE = re.compile(r"`{3,}")
 _ARRAY_START = re.compile(r"\[\s*[{\]]")
 _BRACES = re.compile(r"[{}]")
+_KEEP = 4096  # characters of a recognised array kept to cut its tail
+_TRIM = 2 * _KEEP
 
 
 def _pieces(text: str) -> list[str]:
@@ -123,13 +127,11 @@ class _Candidate:
     """The array being read: its start, its core parser, its items, and the text fed.
 
     Until the array is recognised all its text is kept (a rejected candidate is
-    scanned again as prose); after that only the last ``KEEP`` characters or so,
+    scanned again as prose); after that only the last ``_KEEP`` characters or so,
     enough to cut the tail after the closing ``]``, so memory does not grow with
     the reply (the core releases each finished item as well)."""
 
-    KEEP = 4096
-
-    __slots__ = ("base", "chunks", "core", "fed", "size", "start", "tracker")
+    __slots__ = ("base", "chunks", "core", "fed", "start", "tracker")
 
     def __init__(self, start: ArrayStart, core: JsonStream, tracker: ItemTracker) -> None:
         self.start = start
@@ -137,19 +139,20 @@ class _Candidate:
         self.tracker = tracker
         self.chunks: list[str] = []
         self.base = 0  # array offset of chunks[0]
-        self.size = 0  # characters in chunks
-        self.fed = 0
+        self.fed = 0  # characters fed to the core (while it reads, also the end of chunks)
 
     def add(self, text: str) -> None:
         """Keep ``text``; once the array is recognised, forget what is far behind."""
+        if self.tracker.confirmed and self.fed - self.base > _TRIM:
+            self.trim()
         self.chunks.append(text)
-        self.size += len(text)
-        if self.tracker.confirmed and self.size > 2 * self.KEEP + len(text):
-            whole = self.text()
-            cut = len(whole) - self.KEEP - len(text)
-            self.chunks[:] = [whole[cut:]]
-            self.base += cut
-            self.size -= cut
+
+    def trim(self) -> None:
+        """Forget all but the last ``_KEEP`` characters kept."""
+        whole = self.text()
+        cut = len(whole) - _KEEP
+        self.chunks[:] = [whole[cut:]]
+        self.base += cut
 
     def text(self) -> str:
         """The text kept (all of it, from the ``[``, until the array is recognised)."""
@@ -174,7 +177,10 @@ class InterleavedParser:
     """
 
     __slots__ = (
+        "_args_item",
         "_cand",
+        "_direct",
+        "_direct_at",
         "_error",
         "_finished",
         "_held",
@@ -182,12 +188,14 @@ class InterleavedParser:
         "_lenient",
         "_offset",
         "_phase",
+        "_quiet",
         "_rescanned",
         "_scanner",
         "_shown",
         "_tail",
         "_tail_pos",
         "_text_chars",
+        "_text_item",
         "_think",
         "_truncated",
         "_utf8",
@@ -215,6 +223,11 @@ class InterleavedParser:
         self._held: list[ProseText] = []  # prose held back (prose="hold"; leading whitespace)
         self._shown = False  # whether prose was shown (prose="stream")
         self._cand: _Candidate | None = None
+        self._direct: _Candidate | None = None  # the array, when feed() may go the fast way
+        self._direct_at = 0  # its ``fed`` when the fast way opened (see _leave_direct)
+        self._text_item: Item | None = None  # what the fast way continues (ItemTracker.settle)
+        self._args_item: Item | None = None
+        self._quiet = False
         self._tail: list[str] = []  # text after the array
         self._tail_pos = 0
         self._rescanned = 0  # characters scanned again after rejected candidates
@@ -233,9 +246,60 @@ class InterleavedParser:
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk``; return the events it produced, in order."""
+        cand = self._direct  # None once finished
+        if cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
+            # inside the confirmed array, str only, and the chunk neither opens nor
+            # closes an object: one piece (see _feed_array), often a fast path
+            # (the characters it takes are counted when it is left: _leave_direct)
+            fed = cand.fed
+            if fed - cand.base > _TRIM:
+                cand.trim()
+            cand.chunks.append(chunk)
+            cand.fed = fed + len(chunk)
+            try:
+                events = cand.core.feed_events(chunk)
+            except MalformedJSON as err:
+                self._leave_direct()
+                return self._count(self._after_error(err, chunk))
+            item = self._text_item
+            if item is not None and len(events) == 1:
+                ev = events[0]
+                if type(ev) is StringDelta and ev[0] == item.content_path:
+                    # the text item's content grew: the whole feed is one TextDelta
+                    text = ev[1]
+                    if not text:
+                        return []
+                    k = len(text)
+                    item.content_len += k
+                    self._text_chars += k
+                    return [text_delta(text)]
+            item = self._args_item
+            if item is not None:
+                # in the action's params (strict: only a '}' ends them, and there is
+                # none), so no event concerns the tracker: the chunk is the next delta
+                index = item.action
+                assert index is not None
+                args = cand.core.value[-1][item.args_key]
+                partial = item.snaps.take(args, len(chunk), False, bool(events))
+                return [args_delta(item.event_id, index, partial, chunk)]
+            if not events and self._quiet:
+                return []  # between values (a key, a split escape): nothing happened
+            self._leave_direct()
+            out: list[Event] = []
+            tracker = cand.tracker
+            tracker.handle(events, chunk, flush=False)
+            if tracker.closed:
+                back = self._closed(cand, self._tail_rel(tracker, chunk, fed, cand), out)
+                if back is not None:
+                    self._process(back[0], back[1], out)
+            else:
+                self._fed(cand, out)
+            return self._count(out) if out else out
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        out: list[Event] = []
+        if cand is not None:
+            self._leave_direct()
+        out = []
         if type(chunk) is str and self._utf8.text_only and self._think.done:
             if chunk:  # the common case: text after the reply's start
                 self._utf8.passed(chunk)
@@ -251,6 +315,7 @@ class InterleavedParser:
         Idempotent: a second call returns ``[]``."""
         if self._finished:
             return []
+        self._leave_direct()
         out: list[Event] = []
         self._decoded(self._utf8.finish(), out)
         self._pieces(self._think.finish(), out)
@@ -273,6 +338,7 @@ class InterleavedParser:
             self._accept(out, "", self._offset)
         self._report_tail(out)
         self._count(out)
+        self._direct = None  # no fast path after the end (feed() raises)
         status: DoneReason
         if reason == "abort":
             status = "aborted"
@@ -394,16 +460,53 @@ class InterleavedParser:
                 return self._malformed(err, piece, out)
             tracker.handle(events, piece, flush=False)
             if tracker.closed:
-                rel = tracker.tail_start
-                if rel is None:  # only whitespace after the root, or a '/' the core holds back
-                    body = piece.rstrip()
-                    rel = before + len(body) - 1 if body.endswith("/") else cand.fed
-                return self._closed(cand, rel, out)
+                return self._closed(cand, self._tail_rel(tracker, piece, before, cand), out)
+        self._fed(cand, out)
+        return None
+
+    def _fed(self, cand: _Candidate, out: list[Event]) -> None:
+        """The end of a feed inside the array: flush the args, and note whether the
+        next feed may take the fast path (see :meth:`feed`)."""
+        tracker = cand.tracker
         tracker.flush_args()
+        out.extend(tracker.take())
         if tracker.confirmed:
             self._held.clear()
-        out.extend(tracker.take())
-        return None
+            if self._utf8.text_only and self._think.done:
+                tracker.settle()
+                self._direct = cand
+                self._direct_at = cand.fed
+                self._text_item = tracker.text_item
+                self._args_item = None if self._lenient else tracker.args_item
+                self._quiet = tracker.quiet
+
+    def _leave_direct(self) -> None:
+        """Count the characters the fast path took (see :meth:`feed`); no fast path
+        until :meth:`_fed` allows it again."""
+        cand = self._direct
+        if cand is not None:
+            self._direct = None
+            taken = cand.fed - self._direct_at
+            self._offset += taken
+            self._utf8.chars += taken
+
+    @staticmethod
+    def _tail_rel(tracker: ItemTracker, piece: str, before: int, cand: _Candidate) -> int:
+        """The array offset of what follows the closed root, fed in ``piece`` (which
+        starts at array offset ``before``)."""
+        rel = tracker.tail_start
+        if rel is None:  # only whitespace after the root, or a '/' the core holds back
+            body = piece.rstrip()
+            rel = before + len(body) - 1 if body.endswith("/") else cand.fed
+        return rel
+
+    def _after_error(self, err: MalformedJSON, piece: str) -> list[Event]:
+        """The events of a JSON error in ``piece``, the last piece fed (fast path)."""
+        out: list[Event] = []
+        back = self._malformed(err, piece, out)
+        if back is not None:
+            self._process(back[0], back[1], out)
+        return out
 
     def _closed(self, cand: _Candidate, rel: int, out: list[Event]) -> tuple[str, int] | None:
         """The array closed; what follows it starts at ``rel`` (array offset)."""

@@ -39,7 +39,7 @@ from unspool.events import ActionComplete, ActionInvalid, Diagnostic, Event, Tex
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter
 
-__all__ = ["ItemTracker"]
+__all__ = ["Item", "ItemTracker"]
 
 _MISSING: Any = object()
 _NAME_KEYS = ("name", "tool_name")
@@ -115,7 +115,7 @@ def _kind_of(value: Any) -> str:
 
 
 @dataclass(slots=True)
-class _Item:
+class Item:
     """What is known so far about the array item at ``position``."""
 
     position: int
@@ -127,6 +127,7 @@ class _Item:
     content_value: Any = _MISSING
     content_dup: bool = False
     content_len: int = 0  # characters of the content string the StringDeltas carried
+    content_path: Any = None  # the path of the content string, once it starts
     buffered: list[str] = field(default_factory=list)
     names: dict[str, Any] = field(default_factory=dict)
     ids: dict[str, Any] = field(default_factory=dict)
@@ -134,6 +135,7 @@ class _Item:
     args_open: bool = False  # the params object started and did not end yet
     raw: list[str] = field(default_factory=list)  # params text not yet in a delta
     action: int | None = None  # the emitter's index once started
+    event_id: str = ""  # ... and the id of its events
     started_name: str | None = None
     notes: list[Diagnostic] = field(default_factory=list)
     snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
@@ -173,11 +175,14 @@ class ItemTracker:
         "_pending",
         "_prefix",
         "_repairs",
+        "args_item",
         "base",
         "closed",
         "confirmed",
         "out",
+        "quiet",
         "tail_start",
+        "text_item",
     )
 
     def __init__(
@@ -193,11 +198,14 @@ class ItemTracker:
         self._prefix = prefix
         self._pending: list[Event] = []
         self._repairs: list[Diagnostic] = []
-        self._item: _Item | None = None
+        self._item: Item | None = None
         self.out: list[Event] = []
         self.confirmed = False
         self.closed = False
         self.tail_start: int | None = None  # offset of what follows the root, when seen
+        self.text_item: Item | None = None  # see settle()
+        self.args_item: Item | None = None
+        self.quiet = False
 
     # -- output ------------------------------------------------------------------
 
@@ -220,6 +228,22 @@ class ItemTracker:
         out = self.out
         self.out = []
         return out
+
+    def settle(self) -> None:
+        """Note, once a feed was handled, what the next one continues (the parser's
+        fast paths): :attr:`text_item`, the open text item whose content string is
+        open, or :attr:`args_item`, the open started action whose params are open and
+        flushed; :attr:`quiet` when a feed that gives no path event changes nothing
+        (no params are open).  None and False until the array is confirmed."""
+        item = self._item
+        self.text_item = self.args_item = None
+        self.quiet = self.confirmed and (item is None or not item.args_open)
+        if item is None or not self.confirmed:
+            return
+        if item.kind == "text" and item.content_active and item.content == "string":
+            self.text_item = item
+        elif item.args_open and item.action is not None and not item.raw:
+            self.args_item = item
 
     @property
     def open_item(self) -> bool:
@@ -263,7 +287,7 @@ class ItemTracker:
             item = self._item
             if depth == 1:
                 if isinstance(ev, ValueStart):
-                    self._item = _Item(int(path[0]), ev.kind == "object")
+                    self._item = Item(int(path[0]), ev.kind == "object")
                 elif isinstance(ev, ValueEnd) and item is not None:
                     self._end_item(item, ev.value)
                     self._item = None
@@ -280,7 +304,7 @@ class ItemTracker:
         if flush:
             self.flush_args()
 
-    def _member(self, item: _Item, key: Any, ev: StringDelta | ValueStart | ValueEnd) -> None:
+    def _member(self, item: Item, key: Any, ev: StringDelta | ValueStart | ValueEnd) -> None:
         if key == item.args_key and item.args_open and isinstance(ev, ValueEnd):
             item.args_open = False
             return
@@ -297,6 +321,7 @@ class ItemTracker:
                 if item.content == "none":
                     item.content = "string" if ev.kind == "string" else "bad"
                     item.content_active = True
+                    item.content_path = ev.path
                 else:
                     item.content_dup = True
             elif item.content_active:
@@ -319,7 +344,7 @@ class ItemTracker:
             item.args_key = str(key)
             item.args_open = True
 
-    def _set_type(self, item: _Item, value: Any) -> None:
+    def _set_type(self, item: Item, value: Any) -> None:
         if item.type_value is not _MISSING:
             if not (isinstance(value, str) and value == item.type_value):
                 item.notes.append(
@@ -349,7 +374,7 @@ class ItemTracker:
             item.kind = "other"
             item.buffered.clear()
 
-    def _set_name(self, item: _Item, key: str, value: Any) -> None:
+    def _set_name(self, item: Item, key: str, value: Any) -> None:
         if key in item.names:
             return
         item.names[key] = value
@@ -366,7 +391,7 @@ class ItemTracker:
                 )
             )
 
-    def _try_start(self, item: _Item) -> None:
+    def _try_start(self, item: Item) -> None:
         if item.action is not None:
             return
         name = item.name()
@@ -374,6 +399,7 @@ class ItemTracker:
             return
         started = self._emitter.start(name, action_id=item.model_id())
         item.action = started.index
+        item.event_id = started.id
         item.started_name = name
         self._emit(started)
 
@@ -392,7 +418,7 @@ class ItemTracker:
             self._member(item, "content", StringDelta((), content[item.content_len :]))
 
     def flush_args(
-        self, final: bool = False, item: _Item | None = None, value: Any = _MISSING
+        self, final: bool = False, item: Item | None = None, value: Any = _MISSING
     ) -> None:
         """An ``ActionArgsDelta`` with the params text that arrived since the last one
         and a snapshot of the live params (``final``: the params will not grow)."""
@@ -418,7 +444,7 @@ class ItemTracker:
             self._emit(event)
         self._repairs.clear()
 
-    def _end_item(self, item: _Item, value: Any) -> None:
+    def _end_item(self, item: Item, value: Any) -> None:
         self._flush_repairs()
         if not item.is_object:
             self._unknown(item, value)
@@ -439,7 +465,7 @@ class ItemTracker:
         else:
             self._unknown(item, value)
 
-    def _unknown(self, item: _Item, value: Any) -> None:
+    def _unknown(self, item: Item, value: Any) -> None:
         if isinstance(value, Mapping) and "type" in value:
             what = f"an item of type {_dump(value['type'])}"
         elif isinstance(value, Mapping):
@@ -452,7 +478,7 @@ class ItemTracker:
             )
         )
 
-    def _end_text(self, item: _Item) -> None:
+    def _end_text(self, item: Item) -> None:
         if item.content == "none":
             self._emit(
                 Diagnostic("bad_item", f"text item {item.position} has no 'content'; skipped")
@@ -476,7 +502,7 @@ class ItemTracker:
                 )
             )
 
-    def _end_action(self, item: _Item, value: Any) -> None:
+    def _end_action(self, item: Item, value: Any) -> None:
         if item.action is None:
             self._try_start(item)
         if item.action is None:
@@ -510,7 +536,7 @@ class ItemTracker:
 
     @staticmethod
     def _with_model_id(
-        event: ActionComplete | ActionInvalid, item: _Item
+        event: ActionComplete | ActionInvalid, item: Item
     ) -> ActionComplete | ActionInvalid:
         """The model's id may arrive after ``ActionStarted``: keep it on the terminal event."""
         model_id = item.model_id()

@@ -90,6 +90,7 @@ class BodyScanner:
         "_size",
         "_stream",
         "closer",
+        "grew",
         "held",
         "name",
         "start",
@@ -114,10 +115,11 @@ class BodyScanner:
         self.held = ""
         self.closer = ""
         self.name: str | None = None
+        self.grew = False  # the partial args may have changed since the reader reset this
 
     def _new_stream(self) -> JsonStream:
         kinds = BODY_LENIENT_KINDS if self._lenient else False
-        return JsonStream(events=self._fmt.name_key is not None, trailing="ignore", lenient=kinds)
+        return JsonStream(events=True, trailing="ignore", lenient=kinds)
 
     # ------------------------------------------------------------------ feeding
 
@@ -130,16 +132,12 @@ class BodyScanner:
             try:
                 if self._fmt.name_key is not None:
                     self._feed_watching(piece)
-                else:
-                    stream.feed(piece)
+                    self.grew = True
+                elif stream.feed_events(piece) or self._lenient:
+                    # strict: the value changes only with a path event
+                    self.grew = True
             except MalformedJSON as exc:
-                used = min(max(exc.pos - self._fed, 0), len(piece))
-                self._take(piece[:used])
-                self._error, self._error_at, self._scanning = exc, self._size, True
-                self._partial = exc.partial
-                if self.name is None and self._fmt.name_key is not None:
-                    self._replay_name()
-                i += used
+                i = self._broken(exc, piece, i)
             else:
                 self._fed += len(piece)
                 self._partial = stream.value
@@ -150,16 +148,57 @@ class BodyScanner:
                     # leaves text in its tail; one feed of the whole body does the same
                     self._take(piece)
                     return -1
-                used = len(piece) - len(stream.tail)
-                if used < 0:
-                    # the value ended inside text taken at an earlier feed (lenient mode's
-                    # lookahead held it): that text, already in the body, follows the value
-                    self._after_value(stream.tail[:-used])
-                    used = 0
-                self._take(piece[:used])
-                self._scanning = True
-                i += used
+                i = self._value_done(piece, i)
         return self._scan(text, i)
+
+    def feed_args(self, text: str) -> str:
+        """:meth:`feed` of ``text`` in which the close delimiter cannot begin (so the
+        body goes on), then :meth:`take_delta`; the common case, a body that is the
+        arguments while their value is open, in a few steps."""
+        if self._scanning or self._fmt.name_key is not None or self._delta or not text:
+            self.feed(text, 0)
+            return self.take_delta()
+        stream = self._stream
+        try:
+            if stream.feed_events(text) or self._lenient:
+                self.grew = True
+        except MalformedJSON as exc:
+            self._scan(text, self._broken(exc, text, 0))
+            return self.take_delta()
+        self._fed += len(text)
+        self._partial = stream.value
+        if stream.tail:
+            self._scan(text, self._value_done(text, 0))
+            return self.take_delta()
+        self._parts.append(text)
+        self._size += len(text)
+        return text
+
+    def _broken(self, exc: MalformedJSON, piece: str, i: int) -> int:
+        """The JSON broke in ``piece`` (from ``text[i]``): keep its valid part, scan on
+        from there (returned)."""
+        self.grew = True
+        used = min(max(exc.pos - self._fed, 0), len(piece))
+        self._take(piece[:used])
+        self._error, self._error_at, self._scanning = exc, self._size, True
+        self._partial = exc.partial
+        if self.name is None and self._fmt.name_key is not None:
+            self._replay_name()
+        return i + used
+
+    def _value_done(self, piece: str, i: int) -> int:
+        """The value ended in ``piece`` (from ``text[i]``) and the core left text after
+        it: take the value's part, scan on from there (returned)."""
+        stream = self._stream
+        used = len(piece) - len(stream.tail)
+        if used < 0:
+            # the value ended inside text taken at an earlier feed (lenient mode's
+            # lookahead held it): that text, already in the body, follows the value
+            self._after_value(stream.tail[:-used])
+            used = 0
+        self._take(piece[:used])
+        self._scanning = True
+        return i + used
 
     def _scan(self, text: str, i: int) -> int:
         held = self.held

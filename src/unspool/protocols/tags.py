@@ -26,7 +26,7 @@ is not exactly ``<action name="…">`` is text instead).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from unspool.events import (
@@ -35,11 +35,11 @@ from unspool.events import (
     Diagnostic,
     Event,
     FinishReason,
-    ReasoningDelta,
     TextDelta,
 )
 from unspool.protocols.args_snapshot import ArgsSnapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
+from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.tag_body import BodyScanner
 from unspool.protocols.tag_formats import (
@@ -79,6 +79,7 @@ class _Action:
         "action_id",
         "attributes",
         "error",
+        "event_id",
         "index",
         "name",
         "open_text",
@@ -94,6 +95,7 @@ class _Action:
         self.action_id = tag.action_id
         self.error = tag.error
         self.index: int | None = None
+        self.event_id = ""
         self.snaps = ArgsSnapshots()
 
 
@@ -154,6 +156,7 @@ class TagParser:
                     groups["unthink"] = [THINK_CLOSE]
                 self._lexers[in_reasoning, key] = Delimiters(groups, signals=signals, fold=fold)
         self._close = Delimiters({"close": [fmt.close]}, fold=fold)
+        self._close_starts = self._close.starts
         self._nested = Delimiters({"open": opens}, fold=fold)
         self._utf8 = Utf8Decoder()
         self._code = CodeTracker()
@@ -172,6 +175,11 @@ class TagParser:
         # the action being read
         self._action: _Action | None = None
         self._body: BodyScanner | None = None
+        # the fast paths of the next feed (see _settle)
+        self._fast_text: Callable[[str], object] | None = None
+        self._fast_body: BodyScanner | None = None
+        self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
+        self._settle()
 
     # ------------------------------------------------------------------ public API
 
@@ -193,19 +201,43 @@ class TagParser:
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
+        if type(chunk) is str:
+            # the fast paths (see _settle; none once finished): nothing held, and no
+            # character in the chunk at which a delimiter could begin
+            starts = self._fast_text
+            if starts is not None and starts(chunk) is None:
+                n = len(chunk)
+                self._lag += n
+                if not n:
+                    return []
+                if self._in_reasoning:
+                    return [reasoning_delta(chunk)]
+                self.text_chars += n
+                event = new(TextDelta)  # text_delta(chunk), inlined
+                set_text(event, chunk)
+                return [event]
+            body = self._fast_body
+            if body is not None and self._close_starts(chunk) is None:
+                self._lag += len(chunk)
+                delta = body.feed_args(chunk)  # no closer in the chunk: the body goes on
+                action = self._action
+                if not delta or action is None or action.index is None:
+                    return []
+                partial = action.snaps.take(body.partial, len(delta), False, body.grew)
+                body.grew = False
+                return [args_delta(action.event_id, action.index, partial, delta)]
         if self._finished:
             raise RuntimeError("feed() after finish()")
-        segments = self._utf8.feed(chunk)
-        if len(segments) == 1 and self._mode == _TEXT and not self._held:
-            text = segments[0]
-            if isinstance(text, str):
-                fast = self._fast_text(text)
-                if fast is not None:
-                    return fast
+        self._catch_up()
         out: list[Event] = []
-        self._decoded(segments, out)
+        if type(chunk) is str and self._utf8.text_only:
+            self._utf8.chars += len(chunk)  # what feed() would do: no bytes, no segments
+            self._run(chunk, out)
+        else:
+            self._decoded(self._utf8.feed(chunk), out)
         self._flush_text(out)
         self._flush_args(out)
+        self._settle()
         return out
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -213,6 +245,8 @@ class TagParser:
         and end with ``StreamDone``.  Idempotent (a second call returns ``[]``)."""
         if self._finished:
             return []
+        self._catch_up()
+        self._fast_text = self._fast_body = None
         out: list[Event] = []
         self._decoded(self._utf8.finish(), out)
         self._finished = True
@@ -233,22 +267,37 @@ class TagParser:
 
     # ------------------------------------------------------------------ driving
 
-    def _fast_text(self, chunk: str) -> list[Event] | None:
-        """Plain prose with nothing pending: the whole chunk is text (or ``None``
-        when the general path must look at it)."""
-        code = self._code
-        if code.char_mode:
-            return None
-        lexer = self._lexers[self._in_reasoning, code.key]
-        if lexer.search(chunk, 0) is not None or lexer.hold(chunk):
-            return None
-        self._pos += len(chunk)
-        if not chunk:
-            return []
-        if self._in_reasoning:
-            return [ReasoningDelta(chunk)]
-        self.text_chars += len(chunk)
-        return [TextDelta(chunk)]
+    def _catch_up(self) -> None:
+        """Count the characters the fast paths took (``_lag``) as read and decoded."""
+        lag = self._lag
+        if lag:
+            self._lag = 0
+            self._pos += lag
+            self._utf8.chars += lag
+
+    def _settle(self) -> None:
+        """After a feed, which fast path the next ``str`` chunk may take: in prose with
+        nothing held and no markdown character pending, a chunk without a character
+        at which a delimiter can begin is text (``_fast_text``, that lexer's
+        ``starts``); in a started action's body with no closer prefix held, a chunk
+        without the closer's first character goes to the body (``_fast_body``)."""
+        self._fast_text = None
+        self._fast_body = None
+        if not self._utf8.text_only:
+            return
+        if self._mode == _TEXT:
+            code = self._code
+            if not self._held and not code.char_mode:
+                self._fast_text = self._lexers[self._in_reasoning, code.key].starts
+        elif self._mode == _BODY:
+            body, action = self._body, self._action
+            if (
+                body is not None
+                and not body.held
+                and action is not None
+                and action.index is not None
+            ):
+                self._fast_body = body
 
     def _decoded(self, segments: list[Segment], out: list[Event]) -> None:
         """Run the decoded text; an ``invalid_utf8`` report goes out after the events of
@@ -422,6 +471,7 @@ class TagParser:
         attrs = {k: v for k, v in action.attributes.items()}
         event = self.emitter.start(name, action_id=action.action_id, attributes=attrs)
         action.index = event.index
+        action.event_id = event.id
         action.name = name
         out.append(event)
 
@@ -442,7 +492,8 @@ class TagParser:
             return
         delta = body.take_delta()
         if delta:
-            partial = action.snaps.take(body.partial, len(delta), final)
+            partial = action.snaps.take(body.partial, len(delta), final, body.grew)
+            body.grew = False
             out.append(self.emitter.args_delta(action.index, partial, delta))
 
     def _end_action(
@@ -515,10 +566,10 @@ class TagParser:
         if not text:
             return
         if self._in_reasoning:
-            out.append(ReasoningDelta(text))
+            out.append(reasoning_delta(text))
         else:
             self.text_chars += len(text)
-            out.append(TextDelta(text))
+            out.append(text_delta(text))
 
 
 def parse_tags(

@@ -19,12 +19,14 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   with the live partial input, ``content_block_stop`` -> ``ActionComplete`` or
   ``ActionInvalid`` (a block closed with its JSON cut short waits for the stop
   reason: the API closes the last block before it says ``max_tokens``);
-* ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` blocks are
-  reported once; server-run tool blocks (``server_tool_use``, ``mcp_tool_use``,
+* ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` and ``compaction``
+  blocks are reported once, a ``fallback`` block (another model goes on with the reply)
+  each time; server-run tool blocks (``server_tool_use``, ``mcp_tool_use``,
   their results) are reported once each (``Diagnostic(kind="hosted_tool")``) and
   never run;
-* ``stop_reason="refusal"`` -> ``RefusalDelta("")`` (the API sends no refusal
-  text: the event marks where the model refused); ``"max_tokens"`` (or
+* ``stop_reason="refusal"`` -> ``RefusalDelta`` with the ``explanation`` of its
+  ``stop_details`` (``""`` when the API gives none: the event still marks where the
+  model refused); ``"max_tokens"`` (or
   ``model_context_window_exceeded``) -> open calls ``ActionInvalid(truncated)``
   and ``StreamDone(truncated)``; an ``error`` event -> ``StreamError`` and
   ``StreamDone(error)``.
@@ -128,23 +130,23 @@ class AnthropicDecoder(ProviderDecoder):
             key = ("message_start", index)
             events += self._start(key, block)
             events += self._stop(key)
-        events += self._stop_reason(get(message, "stop_reason"))
+        events += self._stop_reason(get(message, "stop_reason"), get(message, "stop_details"))
         return events
 
     def _message_delta(self, event: Any) -> list[Event]:
         delta = get(event, "delta")
         if not is_record(delta):
             return self.bad("message_delta's delta is not an object", event)
-        return self._stop_reason(get(delta, "stop_reason"))
+        return self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
 
-    def _stop_reason(self, stop: Any) -> list[Event]:
+    def _stop_reason(self, stop: Any, details: Any = None) -> list[Event]:
         if stop is None:
             return []
         if not isinstance(stop, str):
             return self.bad("a stop reason is not a string", stop)
         self.set_reason("length" if stop in _CUT else "stop")
-        if stop == "refusal":
-            return self.merger.refusal("")
+        if stop == "refusal":  # stop_details.explanation says why, when the API gives it
+            return self.merger.refusal(get_str(details, "explanation") or "")
         if stop not in _KNOWN_STOPS:
             return self.merger.note("stop_reason", f"unknown stop reason {stop!r}", stop)
         return []
@@ -190,6 +192,13 @@ class AnthropicDecoder(ProviderDecoder):
             return events
         if kind == "redacted_thinking":
             return self.note_once("redacted_thinking", "encrypted reasoning, not shown", kind)
+        if kind == "compaction":  # the API summarised the earlier turns: not reply text
+            message = "the provider compacted the conversation; its summary is not reply text"
+            return self.note_once("compaction", message, kind)
+        if kind == "fallback":  # another model goes on with the reply
+            old = get_str(get(block, "from"), "model") or "?"
+            new = get_str(get(block, "to"), "model") or "?"
+            return self.merger.note("fallback", f"the provider fell back from {old} to {new}")
         if kind in _HOSTED_BLOCKS or kind.endswith("_tool_result"):
             message = f"content block of type {kind!r} is run by the provider, not an action"
             return self.merger.note("hosted_tool", message, kind)
@@ -234,6 +243,8 @@ class AnthropicDecoder(ProviderDecoder):
             return []
         if kind == "signature_delta":
             return []  # the opaque signature of a thinking block: not content
+        if kind == "compaction_delta":
+            return []  # the summary of a compaction block, reported when the block started
         message = f"content delta of type {kind!r} has no event: ignored"
         return self.note_once("ignored_delta", message, kind)
 

@@ -13,13 +13,16 @@ too.  Mapping, in stream order, for the first candidate:
   calls; a call streamed by Vertex AI (``will_continue`` and ``partial_args`` by JSON path)
   streams its arguments as they come;
 * ``citation_metadata`` -> ``Citation`` (Gemini's byte offsets turned into characters);
+  ``grounding_metadata`` (a provider-run Google Search) -> one ``Citation(kind="grounding")``
+  per source of each grounded segment (``cited_text`` the segment, ``start`` / ``end`` its
+  span in the text channel), or per source when no segment names it;
 * ``finish_reason``: ``STOP`` ends normally; ``MAX_TOKENS`` is truncation (open calls
   ``ActionInvalid(truncated)``, ``StreamDone(truncated)``); ``SAFETY``, ``RECITATION``,
   ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII`` and the other filters, and a blocked
   prompt, are reported as ``Diagnostic(kind="content_filter")`` and end as truncated;
   ``MALFORMED_FUNCTION_CALL`` and unknown reasons are reported;
-* code execution, inline data and grounding are run or given by the provider: reported
-  once each as a ``Diagnostic``, never as actions.
+* code execution and inline data are run or given by the provider: reported once each as
+  a ``Diagnostic``, never as actions (so is grounding that names no source).
 
 An abort or a cancellation while the next chunk is awaited closes the SDK's HTTP response
 at once.  Closed between two reads, google-genai's async stream (nested async generators)
@@ -192,14 +195,9 @@ class GeminiDecoder(ProviderDecoder):
                 continue
             events.extend(self._part(part))
         events.extend(self._citations(field(candidate, "citation_metadata")))
-        if field(candidate, "grounding_metadata") is not None:
-            events.extend(
-                self.note_once(
-                    "grounding",
-                    "grounding by a provider-run search: see the raw response",
-                    "grounding_metadata",
-                )
-            )
+        grounding = field(candidate, "grounding_metadata")
+        if grounding is not None:
+            events.extend(self._grounding(grounding))
         reason = field(candidate, "finish_reason")
         if reason is not None:
             name = _name(reason)
@@ -340,6 +338,62 @@ class GeminiDecoder(ProviderDecoder):
             )
             events.extend(self.merger.citation(citation))
         return events
+
+    def _grounding(self, metadata: Any) -> list[Event]:
+        """Sources of a provider-run search: each grounded segment's sources, then the
+        sources no segment names (Gemini repeats the metadata: each once)."""
+        chunks, events = self._list(metadata, "grounding_chunks")
+        supports, bad = self._list(metadata, "grounding_supports")
+        events.extend(bad)
+        named: set[int] = set()
+        for support in supports:
+            segment = field(support, "segment")
+            indices, bad = self._list(support, "grounding_chunk_indices")
+            events.extend(bad)
+            for index in indices:
+                if isinstance(index, int) and 0 <= index < len(chunks):
+                    named.add(index)
+                    events.extend(self._grounded(chunks[index], segment))
+        for index, source in enumerate(chunks):
+            if index not in named:
+                events.extend(self._grounded(source, None))
+        if not chunks and not events:
+            message = "grounding by a provider-run search that names no source"
+            events.extend(self.note_once("grounding", message, "grounding_metadata"))
+        return events
+
+    def _grounded(self, source: Any, segment: Any) -> list[Event]:
+        """One grounding source (``web``, ``retrieved_context`` or ``maps``) of a segment."""
+        where = None
+        for kind in ("web", "retrieved_context", "maps"):
+            where = field(source, kind)
+            if where is not None:
+                break
+        uri, title = get_str(where, "uri"), get_str(where, "title")
+        start, end = field(segment, "start_index"), field(segment, "end_index")
+        if segment is not None and not isinstance(start, int):
+            start = 0  # proto3 leaves a zero start out
+        text = get_str(segment, "text")
+        seen = ("grounding", uri, title, start, end, text)
+        if seen in self._cited:
+            return []
+        self._cited.add(seen)
+        raw: dict[str, Any] = {}
+        for name, value in (("source", source), ("segment", segment)):
+            dump = getattr(value, "model_dump", None)
+            value = dump(mode="json", exclude_none=True) if callable(dump) else value
+            if isinstance(value, dict):
+                raw[name] = value
+        citation = Citation(
+            "grounding",
+            url=uri,
+            title=title,
+            cited_text=text,
+            start=self._char_offset(start),
+            end=self._char_offset(end),
+            raw=raw,
+        )
+        return self.merger.citation(citation)
 
     def _char_offset(self, offset: Any) -> int | None:
         """Gemini's UTF-8 byte offset into the reply's text, as a character offset."""

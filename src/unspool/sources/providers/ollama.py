@@ -2,9 +2,12 @@
 
 :func:`from_ollama` takes what ``client.chat(..., stream=True)`` returns (sync
 ``Client`` or ``AsyncClient``, extra ``unspool[ollama]``): a stream of ``ChatResponse``
-chunks, or the raw NDJSON objects of ``POST /api/chat``.  Mapping, in stream order:
+chunks, or the raw NDJSON objects of ``POST /api/chat``; the ``GenerateResponse`` chunks
+of ``client.generate(..., stream=True)`` (``POST /api/generate``) work too.  Mapping, in
+stream order:
 
-* ``message.content`` -> the text protocol; ``message.thinking`` -> ``ReasoningDelta``;
+* ``message.content`` (``response`` for generate) -> the text protocol;
+  ``message.thinking`` (``thinking`` for generate) -> ``ReasoningDelta``;
 * ``message.tool_calls``: Ollama sends each call whole (name and an arguments object)
   -> ``ActionStarted``, ``ActionArgsDelta``, ``ActionComplete`` / ``ActionInvalid``;
 * ``done_reason``: ``"stop"`` ends normally, ``"length"`` is truncation
@@ -29,8 +32,13 @@ __all__ = ["OllamaDecoder", "from_ollama", "recognise"]
 
 
 def recognise(item: Any) -> bool:
-    """Whether ``item`` is an Ollama chat chunk (it has ``message`` and ``done``)."""
-    return get(item, "done") is not None and get(item, "message") is not None
+    """Whether ``item`` is an Ollama chat chunk (it has ``message`` and ``done``) or a
+    generate chunk (``response`` or ``thinking``, and ``done``)."""
+    if get(item, "done") is None:
+        return False
+    return get(item, "message") is not None or any(
+        isinstance(get(item, name), str) for name in ("response", "thinking")
+    )
 
 
 class OllamaDecoder(ProviderDecoder):
@@ -61,6 +69,8 @@ class OllamaDecoder(ProviderDecoder):
         if message is not None and not is_record(message):
             events.extend(self.bad("message is not an object", event))
             message = None
+        if message is None:  # a generate chunk (or a compatible server's top-level thinking)
+            events.extend(self._generated(event))
         for name in ("thinking", "content"):
             value = get(message, name)
             if value is not None and not isinstance(value, str):
@@ -75,6 +85,19 @@ class OllamaDecoder(ProviderDecoder):
             events.extend(self._tool_call(call))
         if get(event, "done") is True:
             events.extend(self._done(get(event, "done_reason")))
+        return events
+
+    def _generated(self, event: Any) -> list[Event]:
+        """A ``/api/generate`` chunk: its ``thinking`` then its ``response`` text."""
+        events: list[Event] = []
+        for name in ("thinking", "response"):
+            value = get(event, name)
+            if value is not None and not isinstance(value, str):
+                events.extend(self.bad(f"{name} is not a string", event))
+            elif value and name == "thinking":
+                events.extend(self.merger.reasoning(value))
+            elif value:
+                events.extend(self.merger.text(value))
         return events
 
     def _tool_call(self, call: Any) -> list[Event]:

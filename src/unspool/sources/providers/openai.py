@@ -23,7 +23,8 @@ returns for a streamed call, sync or async, and yields events in stream order:
 Events are read by duck typing (documented attributes only, no SDK import), so
 plain dicts and :class:`~unspool.sources.sse.SSEMessage`\\ s of the raw wire
 format work too.  A payload of the wrong shape (``{"choices": 1.5}``...) is
-reported as ``Diagnostic(kind="bad_event")`` and skipped; an event type this
+reported as ``Diagnostic(kind="bad_event")`` and skipped; an ``{"error": {...}}``
+payload (how compatible servers report a failure mid-stream) is ``StreamError``; an event type this
 module does not read is reported once (``kind="unknown_event"``); the iteration
 never raises and ends with ``StreamDone``.
 """
@@ -37,7 +38,7 @@ from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str
+from unspool.sources.payload import get, get_str, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai_chat import ChatReader
 from unspool.sources.providers.openai_responses import ResponsesReader
@@ -109,6 +110,8 @@ class OpenAIDecoder(ProviderDecoder):
             )
         if kind in _HELPER_EVENTS:
             return []
+        if kind is None and plain(get(event, "error")):  # a compatible server failed
+            return self._chat.chunk(event)
         if kind is not None and self._responses.handles(kind):
             return self._responses.event(kind, event)
         return self.unknown(kind, event)

@@ -7,10 +7,18 @@ Read, in stream order, from each chunk:
   ``{"type": "thinking", "thinking": [...]}`` parts, reasoning for the latter);
   ``reasoning_content`` / ``reasoning`` to ``ReasoningDelta``; ``refusal`` to
   ``RefusalDelta``; ``tool_calls`` (and the deprecated ``function_call``) to actions;
-  ``annotations`` (search models' ``url_citation``) to ``Citation``;
+  ``annotations`` (search models' ``url_citation``) to ``Citation``; a custom tool call
+  (``{"type": "custom", "custom": {"name", "input"}}``) streams its raw input text as
+  the args ``{"input": "..."}``; ``audio`` (its transcript) is reported once; the thought
+  signature Gemini's OpenAI-compatible endpoint attaches to a call
+  (``extra_content.google.thought_signature``) is kept as
+  ``attributes["thought_signature"]``;
 * ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
-* ``finish_reason``: ``length`` and ``content_filter`` truncate, the others end the
-  open calls (an unknown one is reported);
+* ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
+  DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
+  stream, the others end the open calls (an unknown one is reported);
+* a top-level ``error`` object (OpenAI-compatible servers and routers report a failure
+  mid-stream this way, alone or beside ``choices``) -> ``StreamError``;
 * Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
   was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
 * Perplexity's ``citations`` (URLs, numbered as the text's ``[1]``...) and
@@ -35,19 +43,38 @@ if TYPE_CHECKING:
 __all__ = ["ChatReader"]
 
 _NATURAL_END = frozenset({"stop", "tool_calls", "function_call", "end_turn"})
+_CUT = frozenset(
+    {"length", "max_tokens", "model_context_window_exceeded", "insufficient_system_resource"}
+)
+"""Finish reasons of an output cut short (``length``, and what compatible servers say)."""
+_CUSTOM_OPEN = '{"input": "'
+_CUSTOM_CLOSE = '"}'
 
 
 class ChatReader:
     """The Chat Completions half of an :class:`OpenAIDecoder` (its tool-call keys,
     the choices it ignores and the sources it cited)."""
 
-    __slots__ = ("_cited", "_d", "_documents", "_ignored", "_last_key", "_seen")
+    __slots__ = (
+        "_cited",
+        "_current",
+        "_custom",
+        "_d",
+        "_documents",
+        "_failing",
+        "_ignored",
+        "_last_key",
+        "_seen",
+    )
 
     def __init__(self, decoder: OpenAIDecoder) -> None:
         self._d = decoder
         self._ignored: set[int] = set()
         self._seen: set[Hashable] = set()  # tool-call keys started
         self._last_key: Hashable = 0
+        self._current: dict[Hashable, tuple[Hashable, str | None]] = {}  # index -> (key, id)
+        self._custom: set[Hashable] = set()  # open custom tool calls (raw input)
+        self._failing = False  # this chunk carries an error object (reported after its choices)
         self._cited: set[str] = set()
         self._documents = 0  # Azure citations so far
 
@@ -59,11 +86,23 @@ class ChatReader:
         events += bad
         for entry in filters:
             events += self._filters(get(entry, "content_filter_results"), "prompt")
+        error = plain(get(chunk, "error"))
+        self._failing = bool(error)  # an empty or null error object says nothing failed
         choices, bad = d.items(chunk, "choices")
         events += bad
         for choice in choices:
             events += self._choice(choice)
+        if error:
+            events += self._error(error)
         return events
+
+    def _error(self, error: Any) -> list[Event]:
+        """A failure the server reported inside the stream: ``StreamError``."""
+        message = get_str(error, "message") if is_record(error) else None
+        if message is None:
+            message = error if isinstance(error, str) and error else show(error)
+        code = (get_str(error, "code") or get_str(error, "type")) if is_record(error) else None
+        return self._d.merger.fail(message, code or "error")
 
     def _choice(self, choice: Any) -> list[Event]:
         d = self._d
@@ -139,12 +178,86 @@ class ChatReader:
             if not is_record(call):
                 events += d.bad("a tool call is not an object", call)
                 continue
-            index = get(call, "index")
-            key = index if isinstance(index, (int, str)) else get_str(call, "id")
-            events += self._tool(key, get_str(call, "id"), get(call, "function"))
+            events += self._call(call)
         legacy = get(delta, "function_call")  # the deprecated functions API: one call
         if legacy is not None:
             events += self._tool("function_call", None, legacy)
+        audio = get(delta, "audio")
+        if audio is not None:
+            message = "audio output is not read: its transcript has no text event here"
+            events += d.note_once("ignored_audio", message, "delta.audio")
+        return events
+
+    def _call(self, call: Any) -> list[Event]:
+        """One ``tool_calls`` entry.  Its ``index`` names the call; an entry whose ``id``
+        differs from the id already seen at that index is a new call (some compatible
+        servers give every call index 0)."""
+        index = get(call, "index")
+        call_id = get_str(call, "id") or None
+        key: Hashable = index if isinstance(index, (int, str)) else call_id
+        if key is not None:
+            current = self._current.get(key)
+            if current is None:
+                self._current[key] = (key, call_id)
+            elif call_id is not None and current[1] is None:
+                self._current[key] = (current[0], call_id)
+            elif call_id is not None and call_id != current[1] and self._starts(call, current[0]):
+                self._current[key] = ((key, call_id), call_id)
+            key = self._current[key][0]
+        custom = get(call, "custom")
+        if get_str(call, "type") == "custom" or (
+            custom is not None and get(call, "function") is None
+        ):
+            return self._custom_call(key, call_id, custom)
+        signature = get_str(get(get(call, "extra_content"), "google"), "thought_signature")
+        return self._tool(key, call_id, get(call, "function"), signature)
+
+    def _starts(self, call: Any, previous: Hashable) -> bool:
+        """Whether an entry with a new id at a used index starts a new call: it names a
+        tool, or the call open there holds a complete value (an id that merely changes
+        mid-call, as some servers send, continues it)."""
+        named = get_str(get(call, "function"), "name") or get_str(get(call, "custom"), "name")
+        return bool(named) or self._d.merger.tools.ready(previous)
+
+    def _custom_call(self, key: Hashable, call_id: str | None, custom: Any) -> list[Event]:
+        """A custom tool call (raw text input): args ``{"input": "<the text>"}``."""
+        d = self._d
+        if custom is not None and not is_record(custom):
+            return d.bad("a custom tool call's body is not an object", custom)
+        events: list[Event] = []
+        if key is None:
+            key = self._last_key
+        self._last_key = key
+        if key not in self._seen:
+            self._seen.add(key)
+            events += self._end_previous()
+            events += d.merger.tool_start(key, get_str(custom, "name"), call_id)
+            self._custom.add(key)
+            events += d.merger.tool_args(key, _CUSTOM_OPEN)
+        given = get(custom, "input")
+        if isinstance(given, str):
+            if given and key in self._custom:
+                events += d.merger.tool_args(key, json.dumps(given, ensure_ascii=False)[1:-1])
+        elif given is not None:
+            events += d.bad("a custom tool call's input is not text", custom)
+        return events
+
+    def _close_custom(self) -> list[Event]:
+        """Close the JSON of the open custom calls (their input is complete)."""
+        events: list[Event] = []
+        for key in list(self._custom):
+            events += self._d.merger.tool_args(key, _CUSTOM_CLOSE)
+        self._custom.clear()
+        return events
+
+    def _end_previous(self) -> list[Event]:
+        """A new call starts: the calls before it that are complete end now."""
+        merger = self._d.merger
+        events = self._close_custom()
+        tools = merger.tools
+        for other in tools.open_keys():  # calls stream one after another
+            if tools.ready(other):
+                events += merger.tool_end(other)
         return events
 
     def _annotation(self, note: Any) -> list[Event]:
@@ -219,7 +332,9 @@ class ChatReader:
                 events += d.bad("a thinking piece has no text", piece)
         return events
 
-    def _tool(self, key: Hashable, call_id: str | None, function: Any) -> list[Event]:
+    def _tool(
+        self, key: Hashable, call_id: str | None, function: Any, signature: str | None = None
+    ) -> list[Event]:
         d = self._d
         merger = d.merger
         if key is None:
@@ -230,11 +345,9 @@ class ChatReader:
         events: list[Event] = []
         if key not in self._seen:
             self._seen.add(key)
-            tools = merger.tools
-            for other in tools.open_keys():  # calls stream one after another: a finished one ends
-                if tools.ready(other):
-                    events += merger.tool_end(other)
-            events += merger.tool_start(key, get_str(function, "name"), call_id)
+            events += self._end_previous()
+            attributes = {"thought_signature": signature} if signature else None
+            events += merger.tool_start(key, get_str(function, "name"), call_id, attributes)
         arguments = get(function, "arguments")
         if isinstance(arguments, Mapping):  # some servers send the arguments as an object
             arguments = json.dumps(arguments, ensure_ascii=False)
@@ -246,13 +359,19 @@ class ChatReader:
 
     def _finish(self, reason: str) -> list[Event]:
         d = self._d
-        if reason == "length":
+        if reason in _CUT:
             d.set_reason("length")
+            if reason == "insufficient_system_resource":  # DeepSeek stopped the reply
+                return d.merger.note("finish_reason", "the provider ran out of resources", reason)
             return []
         if reason == "content_filter":
             d.set_reason("length")
             return d.merger.note("content_filter", "the provider's content filter cut the output")
-        events: list[Event] = []
+        if reason == "error":
+            if self._failing:  # the chunk's error object says what failed
+                return []
+            return d.merger.fail("the provider ended the reply with finish_reason 'error'", "error")
+        events = self._close_custom()
         if reason not in _NATURAL_END:
             events += d.merger.note("finish_reason", f"unknown finish reason {reason!r}", reason)
         d.set_reason("stop")

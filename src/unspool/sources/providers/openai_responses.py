@@ -14,6 +14,10 @@
   their args are the item's own fields (``action``, ``operation``, ``arguments``...)
   without ``id``, ``call_id``, ``type`` and ``status``, given whole (as JSON with
   sorted keys) when the item is done; the provider's ``call_id`` (or ``id``) is the ``action_id``;
+* a call that is not a ``function_call`` says in its ``attributes`` which item it came
+  from (``item_type``, ``item_id``; and ``namespace`` for any call that has one:
+  :func:`item_attributes`), so that ``openai_responses_results`` answers each with its
+  own output item (``custom_tool_call_output``, ``shell_call_output``...);
 * items the provider runs itself (web and file search, code interpreter, image
   generation, ``mcp_call``, ``mcp_list_tools``...) are reported once each
   (``Diagnostic(kind="hosted_tool")``) and never become actions;
@@ -33,7 +37,7 @@ from unspool.sources.payload import get, get_int, get_str, is_record, plain
 if TYPE_CHECKING:
     from unspool.sources.providers.openai import OpenAIDecoder
 
-__all__ = ["CLIENT_ITEMS", "HOSTED_ITEMS", "ResponsesReader"]
+__all__ = ["CLIENT_ITEMS", "HOSTED_ITEMS", "ResponsesReader", "item_attributes"]
 
 CLIENT_ITEMS: dict[str, str] = {
     "local_shell_call": "local_shell",
@@ -109,6 +113,9 @@ _QUIET = frozenset(
         "response.shell_call_command.added",
         "response.shell_call_command.delta",
         "response.shell_call_command.done",
+        # an apply_patch call's diff as it streams: its action arrives whole when it is done
+        "response.apply_patch_call_operation_diff.delta",
+        "response.apply_patch_call_operation_diff.done",
     }
 )
 """Events that carry nothing for an event of ours (they repeat or announce what
@@ -248,8 +255,12 @@ class ResponsesReader:
                 events += self._custom_text(key, given)
             return events
         if kind in CLIENT_ITEMS and _client_run(item):
+            if kind == "tool_search_call":
+                return []  # its call_id when added is provisional: it starts when done
             self._seen.add(key)
-            return self._d.merger.tool_start(key, CLIENT_ITEMS[kind], _call_id(item))
+            return self._d.merger.tool_start(
+                key, CLIENT_ITEMS[kind], _call_id(item), item_attributes(item)
+            )
         if kind in _TEXT_ITEMS:
             return []
         return self._hosted_item(key, kind, item)
@@ -276,7 +287,9 @@ class ResponsesReader:
             events = []
             if key not in self._seen:
                 self._seen.add(key)
-                events += merger.tool_start(key, CLIENT_ITEMS[kind], _call_id(item))
+                events += merger.tool_start(
+                    key, CLIENT_ITEMS[kind], _call_id(item), item_attributes(item)
+                )
             elif not merger.tools.is_open(key):
                 return []  # already ended (the stream went on after a duplicate)
             fields = plain(item)
@@ -296,8 +309,13 @@ class ResponsesReader:
         """A message or reasoning item whose content came only whole, when it was done
         (some compatible servers send no deltas): read like its deltas."""
         d = self._d
-        field = "content" if kind == "message" else "summary"
-        parts, events = d.items(item, field)
+        if kind == "message":
+            parts, events = d.items(item, "content")
+        else:  # a reasoning item: its summary, then its raw reasoning text
+            summary, events = d.items(item, "summary")
+            content, bad = d.items(item, "content")
+            events += bad
+            parts = [*summary, *content]
         for index, part in enumerate(parts):
             what = get_str(part, "type")
             text = get(part, "refusal" if what == "refusal" else "text")
@@ -333,7 +351,8 @@ class ResponsesReader:
     def _start_call(self, key: Hashable, item: Any, arguments: Any) -> list[Event]:
         merger = self._d.merger
         self._seen.add(key)
-        events = merger.tool_start(key, get_str(item, "name"), get_str(item, "call_id"))
+        name, call_id = get_str(item, "name"), get_str(item, "call_id")
+        events = merger.tool_start(key, name, call_id, item_attributes(item))
         if isinstance(arguments, str) and arguments:
             self._streamed.add(key)
             events += merger.tool_args(key, arguments)
@@ -365,7 +384,9 @@ class ResponsesReader:
     def _start_custom(self, key: Hashable, item: Any) -> list[Event]:
         merger = self._d.merger
         self._seen.add(key)
-        events = merger.tool_start(key, get_str(item, "name"), _call_id(item))
+        events = merger.tool_start(
+            key, get_str(item, "name"), _call_id(item), item_attributes(item)
+        )
         self._custom[key] = False
         return events + merger.tool_args(key, _CUSTOM_OPEN)
 
@@ -444,6 +465,24 @@ def _label(value: Any) -> int | str | None:
 def _client_run(item: Any) -> bool:
     """A ``tool_search_call`` runs on the client only when it says so."""
     return get_str(item, "type") != "tool_search_call" or get_str(item, "execution") == "client"
+
+
+def item_attributes(item: Any) -> dict[str, str]:
+    """What a call's result needs of its output item: ``item_type`` (its result item
+    follows from it; none for a ``function_call``, the default), ``item_id`` (the
+    item's id: a ``local_shell_call`` or ``computer_call`` echoed back needs it) and
+    ``namespace`` (a function or custom tool of a namespace that tool search loaded)."""
+    kind = get_str(item, "type")
+    attributes: dict[str, str] = {}
+    if kind and kind != "function_call":
+        attributes["item_type"] = kind
+        item_id = get_str(item, "id")
+        if item_id:
+            attributes["item_id"] = item_id
+    namespace = get_str(item, "namespace")
+    if namespace:
+        attributes["namespace"] = namespace
+    return attributes
 
 
 def _call_id(item: Any) -> str | None:

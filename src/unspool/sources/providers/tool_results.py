@@ -9,8 +9,10 @@ call, matched by the call's provider id (unspool's id when the provider gave non
 
 * :func:`openai_chat_results`: an ``assistant`` message with ``tool_calls``, then one
   ``{"role": "tool", "tool_call_id", "content"}`` message per call;
-* :func:`openai_responses_results`: ``function_call`` items, then
-  ``{"type": "function_call_output", "call_id", "output"}`` items;
+* :func:`openai_responses_results`: each call echoed as the item it came as, then its
+  own output item: ``{"type": "function_call_output", "call_id", "output"}`` for a
+  function call, ``custom_tool_call_output``, ``shell_call_output``,
+  ``apply_patch_call_output``, ``mcp_approval_response``... for the client-run items;
 * :func:`anthropic_results`: an ``assistant`` message with ``tool_use`` blocks, then a
   ``user`` message of ``tool_result`` blocks (``is_error: true`` for a failure);
 * :func:`gemini_results`: a ``model`` content with ``function_call`` parts (each with the
@@ -198,33 +200,233 @@ def openai_chat_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     turn = read_turn(events)
     assistant: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
     if turn.calls:
-        assistant["tool_calls"] = [
-            {
-                "id": c.call_id,
-                "type": "function",
-                "function": {"name": c.name, "arguments": c.raw_args},
-            }
-            for c in turn.calls
-        ]
+        assistant["tool_calls"] = [_chat_call(c) for c in turn.calls]
     tools = [{"role": "tool", "tool_call_id": c.call_id, "content": c.text} for c in turn.calls]
     return [assistant, *tools]
 
 
+def _chat_call(call: ToolCall) -> dict[str, Any]:
+    """One ``tool_calls`` entry of the assistant message; a thought signature (Gemini's
+    OpenAI-compatible endpoint wants it back) goes back in ``extra_content``."""
+    entry: dict[str, Any] = {
+        "id": call.call_id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": call.raw_args},
+    }
+    signature = call.attributes.get("thought_signature")
+    if signature:
+        entry["extra_content"] = {"google": {"thought_signature": signature}}
+    return entry
+
+
 def openai_responses_results(events: Iterable[Event]) -> list[dict[str, Any]]:
-    """Responses API input items: the reply, its ``function_call`` items, then their
-    ``function_call_output`` items (for a stateless request that resends the input)."""
+    """Responses API input items (for a stateless request that resends the input): the
+    reply, each call echoed as the item it came as, then each call's own output item,
+    chosen by the call's ``attributes["item_type"]`` (none: a ``function_call``):
+
+    * ``function_call`` -> ``function_call_output`` (``call_id``, ``output`` text);
+    * ``custom_tool_call`` -> ``custom_tool_call_output`` (``call_id``, ``output`` text);
+    * ``local_shell_call`` -> ``local_shell_call_output`` (``id``: the call's id, as the
+      SDK's type has it; ``output`` text);
+    * ``shell_call`` -> ``shell_call_output``: ``output`` is a list of ``{stdout, stderr,
+      outcome}`` chunks; the result gives them (one mapping with ``stdout`` / ``stderr``
+      and ``exit_code``, ``timed_out`` or ``outcome``; or a list of them), or any other
+      result is the stdout of a command that exited 0; a failure is the stderr of exit 1;
+    * ``apply_patch_call`` -> ``apply_patch_call_output``: ``status`` ``completed`` (or
+      ``failed`` for a failure, or as a mapping result's ``status`` says), ``output`` text;
+    * ``computer_call`` -> ``computer_call_output``: the result is the screenshot (an
+      image URL, or a mapping with ``image_url`` / ``file_id``, and optionally
+      ``acknowledged_safety_checks``);
+    * a client ``tool_search_call`` -> ``tool_search_output``: the result is the loaded
+      tool definitions (a list, or a mapping with ``tools``);
+    * ``mcp_approval_request`` -> ``mcp_approval_response``: ``approve`` is a bool result,
+      or a mapping result's ``approve`` (with its ``reason``), or whether the result is
+      truthy; a failure denies, its text as the ``reason``.
+
+    The output items of a computer call or a tool search have no place for text: a
+    failure of one sends an empty screenshot (no tools), and its text follows as a
+    ``user`` message after the output items."""
     turn = read_turn(events)
     items: list[dict[str, Any]] = []
     if turn.text:
         items.append({"type": "message", "role": "assistant", "content": turn.text})
-    items.extend(
-        {"type": "function_call", "call_id": c.call_id, "name": c.name, "arguments": c.raw_args}
-        for c in turn.calls
-    )
-    items.extend(
-        {"type": "function_call_output", "call_id": c.call_id, "output": c.text} for c in turn.calls
-    )
-    return items
+    items.extend(_responses_call(c) for c in turn.calls)
+    notes: list[dict[str, Any]] = []
+    for c in turn.calls:
+        items.append(_responses_output(c))
+        if c.is_error and _kind(c) in _NO_TEXT:
+            notes.append({"type": "message", "role": "user", "content": c.text})
+    return items + notes
+
+
+_NO_TEXT = frozenset({"computer_call", "tool_search_call"})
+"""Item types whose output item cannot carry a failure's text."""
+
+_KINDS = frozenset(
+    {
+        "custom_tool_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+        "computer_call",
+        "tool_search_call",
+        "mcp_approval_request",
+    }
+)
+"""The Responses call items answered otherwise than a ``function_call``."""
+
+
+def _kind(call: ToolCall) -> str:
+    """The Responses item the call came as (a ``function_call`` unless it says otherwise)."""
+    kind = call.attributes.get("item_type", "")
+    return kind if kind in _KINDS else "function_call"
+
+
+def _responses_call(call: ToolCall) -> dict[str, Any]:
+    """The call as the output item it came as, to resend as input."""
+    kind = _kind(call)
+    item_id = call.attributes.get("item_id")
+    if kind == "mcp_approval_request":  # its id is the call's; no call_id, no status
+        return {"type": kind, "id": item_id or call.call_id, **call.args}
+    item: dict[str, Any] = {"type": kind}
+    if kind == "function_call":
+        item.update(name=call.name, arguments=call.raw_args)
+    elif kind == "custom_tool_call":
+        given = call.args.get("input")
+        item.update(name=call.name, input=given if isinstance(given, str) else call.raw_args)
+    else:  # a client-run item: its own fields are the call's args
+        item.update(call.args)
+        item["status"] = "completed"
+        if kind == "computer_call":
+            item.setdefault("pending_safety_checks", [])  # required, even empty
+    item["call_id"] = call.call_id
+    if kind in ("local_shell_call", "computer_call"):  # these require an id
+        item["id"] = item_id or call.call_id
+    elif item_id and kind != "function_call":
+        item["id"] = item_id
+    namespace = call.attributes.get("namespace")
+    if namespace and kind in ("function_call", "custom_tool_call"):
+        item["namespace"] = namespace
+    return item
+
+
+def _responses_output(call: ToolCall) -> dict[str, Any]:
+    """The output item that answers the call, for its item type."""
+    kind = _kind(call)
+    result = call.output
+    if kind == "custom_tool_call":
+        return {"type": "custom_tool_call_output", "call_id": call.call_id, "output": call.text}
+    if kind == "local_shell_call":
+        return {"type": "local_shell_call_output", "id": call.call_id, "output": call.text}
+    if kind == "shell_call":
+        return _shell_output(call)
+    if kind == "apply_patch_call":
+        status = "failed" if call.is_error else "completed"
+        text = call.text
+        if isinstance(result, Mapping) and result.get("status") in ("completed", "failed"):
+            status = result["status"]
+            given = result.get("output")
+            text = given if isinstance(given, str) else text
+        return {
+            "type": "apply_patch_call_output",
+            "call_id": call.call_id,
+            "status": status,
+            "output": text,
+        }
+    if kind == "computer_call":
+        return _computer_output(call)
+    if kind == "tool_search_call":
+        tools = result.get("tools") if isinstance(result, Mapping) else result
+        return {
+            "type": "tool_search_output",
+            "call_id": call.call_id,
+            "execution": "client",
+            "status": "incomplete" if call.is_error else "completed",
+            "tools": list(tools) if isinstance(tools, list) else [],
+        }
+    if kind == "mcp_approval_request":
+        return _approval(call)
+    return {"type": "function_call_output", "call_id": call.call_id, "output": call.text}
+
+
+def _shell_output(call: ToolCall) -> dict[str, Any]:
+    result = call.output
+    if call.is_error:
+        chunks = [_chunk("", call.text, 1)]
+    elif isinstance(result, list) and result and all(isinstance(r, Mapping) for r in result):
+        chunks = [_shell_chunk(r) for r in result]
+    elif isinstance(result, Mapping) and ("stdout" in result or "stderr" in result):
+        chunks = [_shell_chunk(result)]
+    else:
+        chunks = [_chunk(call.text, "", 0)]
+    item: dict[str, Any] = {"type": "shell_call_output", "call_id": call.call_id}
+    item["output"] = chunks
+    action = call.args.get("action")
+    limit = action.get("max_output_length") if isinstance(action, Mapping) else None
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        item["max_output_length"] = limit  # the model set it: it wants it back
+    return item
+
+
+def _chunk(stdout: str, stderr: str, exit_code: int) -> dict[str, Any]:
+    return {"stdout": stdout, "stderr": stderr, "outcome": {"type": "exit", "exit_code": exit_code}}
+
+
+def _shell_chunk(result: Mapping[str, Any]) -> dict[str, Any]:
+    """One command's output: ``stdout``, ``stderr`` and its outcome (``outcome`` as the
+    API has it, or ``timed_out: true``, or ``exit_code``, 0 if absent)."""
+    stdout, stderr = result.get("stdout"), result.get("stderr")
+    out: dict[str, Any] = {
+        "stdout": stdout if isinstance(stdout, str) else "",
+        "stderr": stderr if isinstance(stderr, str) else "",
+    }
+    outcome = result.get("outcome")
+    code = result.get("exit_code")
+    if isinstance(outcome, Mapping) and outcome.get("type") in ("exit", "timeout"):
+        out["outcome"] = dict(outcome)
+    elif result.get("timed_out") is True:
+        out["outcome"] = {"type": "timeout"}
+    else:
+        ok = isinstance(code, int) and not isinstance(code, bool)
+        out["outcome"] = {"type": "exit", "exit_code": code if ok else 0}
+    return out
+
+
+def _computer_output(call: ToolCall) -> dict[str, Any]:
+    result = call.output
+    screenshot: dict[str, Any] = {"type": "computer_screenshot"}
+    item: dict[str, Any] = {"type": "computer_call_output", "call_id": call.call_id}
+    if isinstance(result, str) and not call.is_error:
+        screenshot["image_url"] = result
+    elif isinstance(result, Mapping):
+        for key in ("image_url", "file_id"):
+            if isinstance(result.get(key), str):
+                screenshot[key] = result[key]
+        checks = result.get("acknowledged_safety_checks")
+        if isinstance(checks, list):
+            item["acknowledged_safety_checks"] = checks
+    item["output"] = screenshot
+    return item
+
+
+def _approval(call: ToolCall) -> dict[str, Any]:
+    request_id = call.attributes.get("item_id") or call.call_id
+    result = call.output
+    reason: Any = None
+    if call.is_error:
+        approve, reason = False, call.text
+    elif isinstance(result, Mapping):
+        approve, reason = bool(result.get("approve")), result.get("reason")
+    else:
+        approve = bool(result)
+    item: dict[str, Any] = {
+        "type": "mcp_approval_response",
+        "approval_request_id": request_id,
+        "approve": approve,
+    }
+    if isinstance(reason, str) and reason:
+        item["reason"] = reason
+    return item
 
 
 def anthropic_results(events: Iterable[Event]) -> list[dict[str, Any]]:
