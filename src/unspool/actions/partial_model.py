@@ -186,10 +186,16 @@ class ModelStream(Generic[M]):
         if self._final is not None:
             return self._final
         for node in self._growing.values():
-            text = "".join(node.pieces)
-            node.pieces = [text]
-            assert node.parent is not None
-            _attach(node.parent, node.place, text)
+            parent, pieces = node.parent, node.pieces
+            assert parent is not None
+            text, tail = pieces[0], "".join(pieces[1:])
+            # While it grows, only ``text`` holds the shown string: CPython then extends
+            # it in place, so a long field costs O(n) in all rather than O(n) per chunk.
+            pieces.clear()
+            _attach(parent, node.place, "")
+            text += tail
+            pieces.append(text)
+            _attach(parent, node.place, text)
         self._growing.clear()
         pending = {node.path for node in self._open.values() if node.path}
         if self._skip_at is not None:
