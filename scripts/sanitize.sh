@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build the C machine (unspool.core._speedups) with AddressSanitizer and
-# UndefinedBehaviorSanitizer, then run the core tests on it and a bounded
-# differential fuzz run (C machine vs the pure-Python reference).  Any sanitizer
+# Build the C parts (the machine, unspool.core._speedups, and the argument snapshots,
+# unspool.protocols._snapshots) with AddressSanitizer and UndefinedBehaviorSanitizer,
+# then run the core tests on them, a bounded differential fuzz run (C machine vs the
+# pure-Python reference) and the snapshots' differential tests.  Any sanitizer
 # report aborts the run, so "passed" means zero reports.
 #
 #   scripts/sanitize.sh            core tests + 2000 fuzz examples
@@ -32,6 +33,7 @@ find "$WORK/pkg-unspool" -name '*.so' -delete
 mkdir -p "$WORK/path"
 mv "$WORK/pkg-unspool" "$WORK/path/unspool"
 cp "$WORK"/lib/unspool/core/_speedups*.so "$WORK/path/unspool/core/"
+cp "$WORK"/lib/unspool/protocols/_snapshots*.so "$WORK/path/unspool/protocols/"
 
 LIBS="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 export LD_PRELOAD="$LIBS"
@@ -41,7 +43,7 @@ export PYTHONMALLOC=malloc
 export PYTHONPATH="$WORK/path"
 export UNSPOOL_SANITIZED=1 UNSPOOL_REQUIRE_SPEEDUPS=1
 
-"$PY" -c "import unspool.core._speedups as s, unspool; assert unspool.accelerated; print('sanitized build:', s.__file__)"
+"$PY" -c "import unspool.core._speedups as s, unspool.protocols._snapshots as a, unspool; assert unspool.accelerated; print('sanitized build:', s.__file__, a.__file__)"
 
 # timing and memory guards are left out: under ASan every realloc copies and freed
 # memory sits in quarantine
@@ -59,4 +61,5 @@ done
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"
 UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/test_speedups.py \
     --hypothesis-show-statistics
+"$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/test_args_snapshots.py tests/test_protocol_values.py
 echo "sanitize: no AddressSanitizer/UBSan reports"

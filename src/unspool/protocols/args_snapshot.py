@@ -30,15 +30,31 @@ snapshot again.  Small arguments therefore get a new snapshot on every feed,
 and a 100 KB string one about every 800 characters: the copying totals at most
 ``REFRESH`` times the argument text.  Snapshots share closed parts with each
 other and with the final ``ActionComplete.args``: treat them as read-only.
+
+Speed.  :class:`ArgsSnapshots` is the reference.  When the C machine runs
+(``unspool.accelerated``), :func:`new_snapshots` gives the C form of ``take``
+(``unspool.protocols._snapshots``), which runs the same steps in C (on C nodes,
+which the code here then makes too) and hands values nested deeper than its
+recursion allows to :func:`_snapshot` here; a protocol takes a snapshot on every
+argument chunk, and the Python bookkeeping was a quarter of its time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from operator import is_not
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["ArgsSnapshots"]
+from unspool.core import machines
+
+__all__ = ["ArgsSnapshots", "Snapshots", "new_snapshots"]
+
+
+class Snapshots(Protocol):
+    """What a protocol needs of a snapshot maker: :meth:`ArgsSnapshots.take`."""
+
+    def take(self, live: Any, grown: int, final: bool = False, changed: bool = True) -> Any:
+        """A snapshot of ``live`` (see :meth:`ArgsSnapshots.take`)."""
 
 
 class _Node:
@@ -248,11 +264,11 @@ def _snap_list(src: list[Any], node: _Node | None) -> _Snap:
             return node.copy, node
         out = src[:]
         out[-1] = copy
-        return out, _Node(src, node.seen, out, kids)
+        return out, _new_node(src, node.seen, out, kids)
     out = src[:]  # every item but the last is closed: shared
     if _is_container(last):
         out[-1], kids[n - 1] = yield from _follow(src, n - 1, {} if node is None else node.kids)
-    return out, _Node(src, (n, last), out, kids)
+    return out, _new_node(src, (n, last), out, kids)
 
 
 def _snap_dict(src: dict[Any, Any], node: _Node | None) -> _Snap:
@@ -299,7 +315,7 @@ def _same_dict(src: dict[Any, Any], node: _Node) -> _Snap:
         return node.copy, node
     out = node.copy.copy()
     out.update(copies)
-    return out, _Node(src, node.seen, out, kids)
+    return out, _new_node(src, node.seen, out, kids)
 
 
 def _dict_copy(
@@ -309,4 +325,33 @@ def _dict_copy(
     kids: dict[Any, _Node] = {}
     for key in keys:
         out[key], kids[key] = yield from _follow(src, key, old)
-    return out, _Node(src, vals, out, kids)
+    return out, _new_node(src, vals, out, kids)
+
+
+_new_node: Callable[[Any, Any, Any, dict[Any, _Node]], _Node] = _Node
+"""Makes the nodes: :class:`_Node`, or the C form's node type when that is built."""
+
+
+def _load_c() -> Callable[[], Snapshots] | None:
+    global _new_node
+    if not machines.ACCELERATED:
+        return None  # UNSPOOL_PURE=1: nothing in C
+    try:
+        from unspool.protocols import _snapshots  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _snapshots.configure(_snapshot)
+    _new_node = _snapshots.Node
+    return _snapshots.ArgsSnapshots  # type: ignore[no-any-return]
+
+
+C_SNAPSHOTS: Callable[[], Snapshots] | None = _load_c()
+"""The C form's type, or None when it is not built."""
+
+
+def new_snapshots() -> Snapshots:
+    """A new snapshot maker: the C form when the C machine is selected and the form is
+    built, else :class:`ArgsSnapshots` (both give the same snapshots)."""
+    if C_SNAPSHOTS is not None and machines.selected() == "c":
+        return C_SNAPSHOTS()
+    return ArgsSnapshots()

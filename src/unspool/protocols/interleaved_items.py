@@ -36,7 +36,7 @@ from typing import Any
 
 from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionComplete, ActionInvalid, Diagnostic, Event, TextDelta
-from unspool.protocols.args_snapshot import ArgsSnapshots
+from unspool.protocols.args_snapshot import Snapshots, new_snapshots
 from unspool.protocols.emitter import ActionEmitter
 
 __all__ = ["Item", "ItemTracker"]
@@ -138,7 +138,7 @@ class Item:
     event_id: str = ""  # ... and the id of its events
     started_name: str | None = None
     notes: list[Diagnostic] = field(default_factory=list)
-    snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
+    snaps: Snapshots = field(default_factory=new_snapshots)
 
     def model_id(self) -> str | None:
         for key in _ID_KEYS:

@@ -37,7 +37,7 @@ from unspool.events import (
     FinishReason,
     TextDelta,
 )
-from unspool.protocols.args_snapshot import ArgsSnapshots
+from unspool.protocols.args_snapshot import Snapshots, new_snapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
@@ -96,7 +96,7 @@ class _Action:
         self.error = tag.error
         self.index: int | None = None
         self.event_id = ""
-        self.snaps = ArgsSnapshots()
+        self.snaps: Snapshots = new_snapshots()
 
 
 class TagParser:

@@ -23,7 +23,7 @@ from typing import Any
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.events import Diagnostic, Event, FinishReason
-from unspool.protocols.args_snapshot import ArgsSnapshots
+from unspool.protocols.args_snapshot import Snapshots, new_snapshots
 from unspool.protocols.emitter import ActionEmitter, ActionValidator
 
 __all__ = ["ToolCallAssembler"]
@@ -39,7 +39,7 @@ class _Call:
     parser: JsonStream
     raw: list[str] = field(default_factory=list)
     unsent: list[str] = field(default_factory=list)  # raw text no ActionArgsDelta carried yet
-    snaps: ArgsSnapshots = field(default_factory=ArgsSnapshots)
+    snaps: Snapshots = field(default_factory=new_snapshots)
     error: MalformedJSON | None = None
     repairs: int = 0
 
