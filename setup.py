@@ -1,5 +1,6 @@
-"""Build hook for the optional C parts: the machine (``unspool.core._speedups``) and
-the argument snapshots (``unspool.protocols._snapshots``).
+"""Build hook for the optional C parts: the machine (``unspool.core._speedups``), the
+argument snapshots (``unspool.protocols._snapshots``) and InterleavedParser's fast
+path (``unspool.protocols._direct``).
 
 Everything else lives in pyproject.toml.  The extensions are optional: without a
 compiler (or on PyPy) the build prints a warning and installs the pure-Python
@@ -13,9 +14,10 @@ import platform
 
 from setuptools import Extension, setup
 
+C_PARTS = ("unspool.core._speedups", "unspool.protocols._snapshots", "unspool.protocols._direct")
 ext_modules = []
 if platform.python_implementation() == "CPython" and os.environ.get("UNSPOOL_PURE_BUILD") != "1":
-    for name in ("unspool.core._speedups", "unspool.protocols._snapshots"):
+    for name in C_PARTS:
         ext_modules.append(
             Extension(
                 name,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Build the C parts (the machine, unspool.core._speedups, and the argument snapshots,
-# unspool.protocols._snapshots) with AddressSanitizer and UndefinedBehaviorSanitizer,
-# then run the core tests on them, a bounded differential fuzz run (C machine vs the
-# pure-Python reference) and the snapshots' differential tests.  Any sanitizer
+# Build the C parts (the machine, unspool.core._speedups; the argument snapshots,
+# unspool.protocols._snapshots; InterleavedParser's fast path, unspool.protocols._direct)
+# with AddressSanitizer and UndefinedBehaviorSanitizer, then run the core tests on them,
+# a bounded differential fuzz run (C machine vs the pure-Python reference) and the
+# protocol parts' differential tests.  Any sanitizer
 # report aborts the run, so "passed" means zero reports.
 #
 #   scripts/sanitize.sh            core tests + 2000 fuzz examples
@@ -33,7 +34,8 @@ find "$WORK/pkg-unspool" -name '*.so' -delete
 mkdir -p "$WORK/path"
 mv "$WORK/pkg-unspool" "$WORK/path/unspool"
 cp "$WORK"/lib/unspool/core/_speedups*.so "$WORK/path/unspool/core/"
-cp "$WORK"/lib/unspool/protocols/_snapshots*.so "$WORK/path/unspool/protocols/"
+cp "$WORK"/lib/unspool/protocols/_snapshots*.so "$WORK"/lib/unspool/protocols/_direct*.so \
+    "$WORK/path/unspool/protocols/"
 
 LIBS="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 export LD_PRELOAD="$LIBS"
@@ -43,7 +45,7 @@ export PYTHONMALLOC=malloc
 export PYTHONPATH="$WORK/path"
 export UNSPOOL_SANITIZED=1 UNSPOOL_REQUIRE_SPEEDUPS=1
 
-"$PY" -c "import unspool.core._speedups as s, unspool.protocols._snapshots as a, unspool; assert unspool.accelerated; print('sanitized build:', s.__file__, a.__file__)"
+"$PY" -c "import unspool.core._speedups as s, unspool.protocols._snapshots as a, unspool.protocols._direct as d, unspool; assert unspool.accelerated; print('sanitized build:', s.__file__, a.__file__, d.__file__)"
 
 # timing and memory guards are left out: under ASan every realloc copies and freed
 # memory sits in quarantine
@@ -61,5 +63,6 @@ done
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"
 UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/test_speedups.py \
     --hypothesis-show-statistics
-"$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/test_args_snapshots.py tests/test_protocol_values.py
+"$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/test_args_snapshots.py tests/test_protocol_values.py \
+    tests/test_interleaved_direct.py
 echo "sanitize: no AddressSanitizer/UBSan reports"

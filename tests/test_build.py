@@ -61,4 +61,5 @@ def test_the_sdist_carries_the_c_source(tmp_path: Path) -> None:
         names = tar.getnames()
     assert any(n.endswith("src/unspool/core/_speedups.c") for n in names)
     assert any(n.endswith("src/unspool/protocols/_snapshots.c") for n in names)
+    assert any(n.endswith("src/unspool/protocols/_direct.c") for n in names)
     assert any(n.endswith("/setup.py") for n in names)

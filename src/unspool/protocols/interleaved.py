@@ -66,11 +66,12 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, cast
 
+from unspool.core import machines
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
-from unspool.core.path_events import StringDelta
+from unspool.core.path_events import PathEvent, StringDelta
 from unspool.events import (
     Diagnostic,
     DoneReason,
@@ -103,6 +104,35 @@ _ARRAY_START = re.compile(r"\[\s*[{\]]")
 _BRACES = re.compile(r"[{}]")
 _KEEP = 4096  # characters of a recognised array kept to cut its tail
 _TRIM = 2 * _KEEP
+
+
+class FastPath(Protocol):
+    """The fast path's C form (``unspool.protocols._direct.Direct``): called with a
+    chunk, the chunk's events, or the path events the item tracker must take, or None
+    when it did not take the chunk; its counts are read back when it is left."""
+
+    fed: int
+    base: int
+    text_chars: int
+    content_len: int
+
+    def __call__(self, chunk: str | bytes) -> list[Event] | tuple[list[PathEvent]] | None: ...
+
+
+def _load_direct() -> Any:
+    if not machines.ACCELERATED:
+        return None  # UNSPOOL_PURE=1: nothing in C
+    try:
+        from unspool.protocols import _direct  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    from unspool.events import ActionArgsDelta
+
+    _direct.configure(StringDelta, TextDelta, ActionArgsDelta)
+    return _direct.Direct
+
+
+_Direct = _load_direct()
 
 
 def _pieces(text: str) -> list[str]:
@@ -182,6 +212,7 @@ class InterleavedParser:
         "_direct",
         "_direct_at",
         "_error",
+        "_fast",
         "_finished",
         "_held",
         "_hold",
@@ -225,6 +256,7 @@ class InterleavedParser:
         self._cand: _Candidate | None = None
         self._direct: _Candidate | None = None  # the array, when feed() may go the fast way
         self._direct_at = 0  # its ``fed`` when the fast way opened (see _leave_direct)
+        self._fast: FastPath | None = None  # the fast way in C, when it runs
         self._text_item: Item | None = None  # what the fast way continues (ItemTracker.settle)
         self._args_item: Item | None = None
         self._quiet = False
@@ -247,7 +279,22 @@ class InterleavedParser:
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk``; return the events it produced, in order."""
         cand = self._direct  # None once finished
-        if cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
+        fast = self._fast
+        if fast is not None:
+            # the fast path below, in C (unspool.protocols._direct)
+            assert cand is not None
+            try:
+                got = fast(chunk)
+            except MalformedJSON as err:
+                self._leave_direct()
+                return self._count(self._after_error(err, cast(str, chunk)))
+            if type(got) is list:
+                return got
+            if got is not None:  # the chunk was a str the core read
+                self._leave_direct()
+                events, text = cast(tuple[list[PathEvent]], got)[0], cast(str, chunk)
+                return self._tracked(cand, events, text, cand.fed - len(text))
+        elif cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
             # inside the confirmed array, str only, and the chunk neither opens nor
             # closes an object: one piece (see _feed_array), often a fast path
             # (the characters it takes are counted when it is left: _leave_direct)
@@ -285,21 +332,12 @@ class InterleavedParser:
             if not events and self._quiet:
                 return []  # between values (a key, a split escape): nothing happened
             self._leave_direct()
-            out: list[Event] = []
-            tracker = cand.tracker
-            tracker.handle(events, chunk, flush=False)
-            if tracker.closed:
-                back = self._closed(cand, self._tail_rel(tracker, chunk, fed, cand), out)
-                if back is not None:
-                    self._process(back[0], back[1], out)
-            else:
-                self._fed(cand, out)
-            return self._count(out) if out else out
+            return self._tracked(cand, events, chunk, fed)
         if self._finished:
             raise RuntimeError("feed() after finish()")
         if cand is not None:
             self._leave_direct()
-        out = []
+        out: list[Event] = []
         if type(chunk) is str and self._utf8.text_only and self._think.done:
             if chunk:  # the common case: text after the reply's start
                 self._utf8.passed(chunk)
@@ -308,6 +346,22 @@ class InterleavedParser:
                 self._process(chunk, pos, out)
         else:
             self._decoded(self._utf8.feed(chunk), out)
+        return self._count(out) if out else out
+
+    def _tracked(
+        self, cand: _Candidate, events: list[PathEvent], chunk: str, fed: int
+    ) -> list[Event]:
+        """The fast path is over: the item tracker takes the path events of ``chunk``
+        (which starts at array offset ``fed``)."""
+        out: list[Event] = []
+        tracker = cand.tracker
+        tracker.handle(events, chunk, flush=False)
+        if tracker.closed:
+            back = self._closed(cand, self._tail_rel(tracker, chunk, fed, cand), out)
+            if back is not None:
+                self._process(back[0], back[1], out)
+        else:
+            self._fed(cand, out)
         return self._count(out) if out else out
 
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
@@ -338,7 +392,7 @@ class InterleavedParser:
             self._accept(out, "", self._offset)
         self._report_tail(out)
         self._count(out)
-        self._direct = None  # no fast path after the end (feed() raises)
+        self._direct = self._fast = None  # no fast path after the end (feed() raises)
         status: DoneReason
         if reason == "abort":
             status = "aborted"
@@ -479,6 +533,29 @@ class InterleavedParser:
                 self._text_item = tracker.text_item
                 self._args_item = None if self._lenient else tracker.args_item
                 self._quiet = tracker.quiet
+                if _Direct is not None and machines.selected() == "c":
+                    self._fast = self._c_fast(cand)
+
+    def _c_fast(self, cand: _Candidate) -> FastPath:
+        """The fast path's C form for the state just settled (see :meth:`feed`)."""
+        assert _Direct is not None
+        text = self._text_item
+        args = self._args_item
+        action = None
+        if args is not None:
+            action = (args.args_key, args.snaps, args.event_id, args.action)
+        return _Direct(  # type: ignore[no-any-return]
+            cand.core.feed_events,
+            cand.core,
+            cand.chunks,
+            cand.fed,
+            cand.base,
+            _KEEP,
+            _TRIM,
+            None if text is None else text.content_path,
+            action,
+            self._quiet,
+        )
 
     def _leave_direct(self) -> None:
         """Count the characters the fast path took (see :meth:`feed`); no fast path
@@ -486,6 +563,13 @@ class InterleavedParser:
         cand = self._direct
         if cand is not None:
             self._direct = None
+            fast = self._fast
+            if fast is not None:
+                self._fast = None
+                cand.fed, cand.base = fast.fed, fast.base
+                self._text_chars += fast.text_chars
+                if self._text_item is not None:
+                    self._text_item.content_len += fast.content_len
             taken = cand.fed - self._direct_at
             self._offset += taken
             self._utf8.chars += taken
