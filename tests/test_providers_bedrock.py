@@ -156,6 +156,27 @@ def test_filters_are_reported_and_truncate(server: ReplayServer, reason: str) ->
     ]
 
 
+@pytest.mark.parametrize("reason", ["malformed_tool_use", "malformed_model_output"])
+def test_malformed_output_is_reported_and_an_open_call_never_completes(
+    server: ReplayServer, reason: str
+) -> None:
+    body = event_stream(
+        converse_events(
+            [("text", ["Saving."]), ("tool", ("tooluse_M1", "write_file", ['{"path": "a.txt"']))],
+            reason,
+        )
+    )
+    events = collect(from_bedrock(converse(server, [body])))
+    message = f"Bedrock could not use the model's output: {reason}"
+    assert events[-3:] == [
+        Diagnostic("malformed_output", message, text=reason),
+        ActionInvalid(
+            "stream:0", 0, "write_file", "truncated", CUT, '{"path": "a.txt"', "tooluse_M1"
+        ),
+        StreamDone("truncated", 0, 1, 7),
+    ]
+
+
 def test_exception_event_mid_stream(server: ReplayServer) -> None:
     events = converse_events([("text", ["Partial ", "answer"])])
     body = event_stream(events[:3]) + exception("modelStreamErrorException", "the model broke")

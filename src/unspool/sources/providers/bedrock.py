@@ -15,6 +15,9 @@ Mapping, in stream order:
   ``max_tokens`` and ``model_context_window_exceeded`` are truncation;
   ``guardrail_intervened`` and ``content_filtered`` are reported
   (``Diagnostic(kind="content_filter")``) and end as truncated;
+  ``malformed_tool_use`` and ``malformed_model_output`` (Bedrock could not use what the
+  model wrote) are reported (``Diagnostic(kind="malformed_output")``) and end as
+  truncated: a tool call still open is ``ActionInvalid(truncated)``, never completed;
 * an exception event (``modelStreamErrorException``, ``throttlingException``...; boto3
   raises most of them itself) -> ``StreamError``.
 """
@@ -44,6 +47,7 @@ __all__ = [
 _NATURAL = frozenset({"end_turn", "tool_use", "stop_sequence"})
 _CUT = frozenset({"max_tokens", "model_context_window_exceeded"})
 _FILTERED = frozenset({"guardrail_intervened", "content_filtered"})
+_MALFORMED = frozenset({"malformed_tool_use", "malformed_model_output"})
 
 
 class BedrockDecoder(ProviderDecoder):
@@ -180,6 +184,11 @@ class BedrockDecoder(ProviderDecoder):
             self.set_reason("length")
             return self.merger.note(
                 "content_filter", f"Bedrock stopped the output: {reason}", reason
+            )
+        if reason in _MALFORMED:
+            self.set_reason("length")
+            return self.merger.note(
+                "malformed_output", f"Bedrock could not use the model's output: {reason}", reason
             )
         self.set_reason("stop")
         events = self.merger.end_tools()
