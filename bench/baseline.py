@@ -10,10 +10,12 @@ and writes its cells as JSON on stdout; the parent prints them as extra rows nam
 row.
 
 On a shared machine the speed a process gets changes from one second to the next
-(the same code measured in two processes a few seconds apart differs by up to ×1.8
-at a load of 3 on 2 CPUs).  So a section measures its current unspool rows and the
+(the same code measured in two processes a few seconds apart differed by ×1.8 at a
+load of 3.6 on 2 CPUs).  So a section measures its current unspool rows and the
 baseline's rows alternately, :data:`ROUNDS` times each (current, baseline, current,
-...), and each cell of both shows the median of its rounds.
+...), and each cell of both shows the median of its rounds.  That narrows the noise
+but does not remove it: this checkout as its own baseline still read ×0.63 to ×1.72
+at 4–98 KB at a load of 4 on 2 CPUs.  Ratios near a target need a quiet machine.
 """
 
 from __future__ import annotations
