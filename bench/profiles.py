@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from bench.baseline import Baseline
 from bench.timing import Settings
 from bench.workloads import CHUNKERS, SHAPES, SIZES
 
@@ -13,7 +14,8 @@ __all__ = ["FULL", "QUICK", "Profile", "with_overrides"]
 @dataclass(frozen=True)
 class Profile:
     """What one run measures.  ``lenient_size`` is the size of the per-deviation table;
-    ``protocol_sizes`` the sizes of the interleaved, tags and models linearity rows."""
+    ``protocol_sizes`` the sizes of the interleaved, tags and models linearity rows;
+    ``baseline`` another unspool checkout to measure beside this one (``--baseline``)."""
 
     name: str
     shapes: tuple[str, ...]
@@ -22,6 +24,7 @@ class Profile:
     settings: Settings
     lenient_size: str
     protocol_sizes: tuple[str, ...]
+    baseline: Baseline | None = None
 
 
 QUICK = Profile(
@@ -53,6 +56,7 @@ def with_overrides(
     chunkers: list[str] | None = None,
     cap: float | None = None,
     repeats: int | None = None,
+    baseline: Baseline | None = None,
 ) -> Profile:
     """``profile`` with the command line's choices applied (each checked); ``sizes``
     applies to the protocol rows too."""
@@ -77,4 +81,5 @@ def with_overrides(
         protocol_sizes=chosen or profile.protocol_sizes,
         chunkers=tuple(chunkers) if chunkers else profile.chunkers,
         settings=settings,
+        baseline=baseline,
     )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.baseline import Baseline, resolve
 from bench.profiles import FULL, QUICK, Profile, with_overrides
 
 __all__ = ["SECTIONS", "main"]
@@ -91,6 +92,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--chunks", nargs="+", metavar="C", help="4 8 40 rand1-12")
     ap.add_argument("--cap", type=float, help="seconds after which a peer stops growing")
     ap.add_argument("--repeats", type=int, help="runs per cell at most (median)")
+    ap.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="another unspool checkout (or its src dir) measured beside this one, e.g. a "
+        "git worktree of a release: rows 'unspool @<commit>' in core, interleaved and tags",
+    )
     ap.add_argument("--json", type=Path, default=RESULTS, help=f"results file (default {RESULTS})")
     return ap
 
@@ -98,6 +105,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     base = FULL if args.full else QUICK
+    baseline: Baseline | None = None
+    if args.baseline:
+        baseline, problem = resolve(args.baseline)
+        if baseline is None:
+            print(f"note: {problem}; going on without a baseline", flush=True)
     profile: Profile = with_overrides(
         base,
         shapes=args.workloads,
@@ -105,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         chunkers=args.chunks,
         cap=args.cap,
         repeats=args.repeats,
+        baseline=baseline,
     )
     chosen = args.only or list(SECTIONS)
     print(
@@ -113,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}",
         flush=True,
     )
+    if baseline is not None:
+        print(
+            f"baseline: unspool @{baseline.name} from {baseline.unspool_file} "
+            "(measured in a subprocess in the same run, beside the current rows)",
+            flush=True,
+        )
     results: dict[str, Any] = {
         "meta": {
             "profile": profile.name,
@@ -124,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "versions": _versions(),
+            "baseline": None if baseline is None else vars(baseline),
         },
         "sections": {},
     }

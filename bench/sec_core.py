@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bench.peers import Stream, core_peers, unspool_peers
+from bench.baseline import alternate, row_name
+from bench.baseline import legend as baseline_legend
+from bench.peers import Peer, Stream, core_peers, unspool_peers
 from bench.profiles import Profile
 from bench.report import (
     Target,
@@ -19,9 +21,9 @@ from bench.report import (
 )
 from bench.table import fmt_ratio
 from bench.timing import Cell, growth_exponent, series
-from bench.workloads import chunk, document
+from bench.workloads import Document, chunk, document
 
-__all__ = ["PARTIAL_TARGET_PEERS", "run"]
+__all__ = ["PARTIAL_TARGET_PEERS", "run", "unspool_rows"]
 
 PARTIAL_TARGET_PEERS = ("jiter", "pydantic_core", "partial_json", "json_repair", "jsonriver")
 """The peers of issue 2 that give partial values: the targets compare against the fastest."""
@@ -183,6 +185,26 @@ def _machine_targets(
     return targets
 
 
+def unspool_rows(
+    profile: Profile, shape: str, chunker: str | None
+) -> tuple[dict[str, list[Cell]], str]:
+    """The rows of the ``unspool`` importable here on ``shape``: its streamed rows on
+    ``chunker``'s chunks, or with ``chunker`` None its one-chunk rows (the floors).
+    ``python -m bench.baseline`` calls it with a baseline's unspool."""
+    ours, notes = unspool_peers()
+    floor = chunker is None
+    peers = [p for p in ours if (p.kind == "floor") == floor]
+    if not peers:
+        return {}, "; ".join(notes) or "no unspool rows"
+    docs = [document(shape, s) for s in profile.sizes]
+    if chunker is None:
+        streams = [Stream(d.text, [d.text]) for d in docs]
+    else:
+        streams = [Stream(d.text, chunk(d.text, chunker)) for d in docs]
+    rows = {p.name: series(p.name, steps(p, docs, streams), profile.settings) for p in peers}
+    return rows, "; ".join(notes)
+
+
 def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the core rows; returns the results as JSON-ready data."""
     ours, notes = unspool_peers()
@@ -191,10 +213,9 @@ def run(profile: Profile) -> dict[str, Any]:
     for n in notes:
         print(f"note: {n}")
     everyone = [*ours, *theirs]
-    streaming = [p for p in everyone if p.kind != "floor"]
-    floor_peers = [p for p in everyone if p.kind == "floor"]
     kinds = {p.name: p.kind for p in everyone}
     settings = profile.settings
+    baseline = profile.baseline
     results: dict[tuple[str, str], Rows] = {}
     floors: dict[str, Rows] = {}
     out: dict[str, Any] = {
@@ -202,16 +223,56 @@ def run(profile: Profile) -> dict[str, Any]:
         "peers": {p.name: p.note for p in everyone},
         "blocks": [],
     }
+
+    def measured(peers: list[Peer], streams: list[Stream], docs: list[Document]) -> Rows:
+        return {p.name: series(p.name, steps(p, docs, streams), settings) for p in peers}
+
+    def with_baseline(
+        mine: list[Peer],
+        streams: list[Stream],
+        docs: list[Document],
+        shape: str,
+        chunker: str | None,
+    ) -> Rows:
+        """The current unspool rows, and with a baseline its rows after them (both
+        measured alternately)."""
+        if baseline is None:
+            return measured(mine, streams, docs)
+        current, rows, note = alternate(
+            baseline,
+            lambda: measured(mine, streams, docs),
+            "core",
+            profile,
+            shape=shape,
+            chunker=chunker,
+        )
+        if note:
+            notes.append(note)
+            print(f"note: {note}")
+        for name in rows:
+            kinds[name] = "floor" if chunker is None else "unspool"
+        return {**current, **rows}
+
+    def split(floor: bool) -> tuple[list[Peer], list[Peer]]:
+        return (
+            [p for p in ours if (p.kind == "floor") == floor],
+            [p for p in theirs if (p.kind == "floor") == floor],
+        )
+
     for shape in profile.shapes:
         docs = [document(shape, s) for s in profile.sizes]
         whole = [Stream(d.text, [d.text]) for d in docs]
+        mine, others = split(floor=True)
         floors[shape] = {
-            p.name: series(p.name, steps(p, docs, whole), settings) for p in floor_peers
+            **with_baseline(mine, whole, docs, shape, None),
+            **measured(others, whole, docs),
         }
         for chunker in profile.chunkers:
             streams = [Stream(d.text, chunk(d.text, chunker)) for d in docs]
+            mine, others = split(floor=False)
             rows: Rows = {
-                p.name: series(p.name, steps(p, docs, streams), settings) for p in streaming
+                **with_baseline(mine, streams, docs, shape, chunker),
+                **measured(others, streams, docs),
             }
             results[(shape, chunker)] = rows
             shown = {**rows, **floors[shape]}
@@ -219,6 +280,8 @@ def run(profile: Profile) -> dict[str, Any]:
             print(
                 block(title, profile.sizes, shown, "unspool" if ours else None, kinds), flush=True
             )
+            if baseline is not None and row_name("unspool", baseline) in shown:
+                print(baseline_legend(baseline, "the current unspool rows"))
             out["blocks"].append(
                 {"workload": shape, "chunker": chunker, "rows": series_dict(shown)}
             )

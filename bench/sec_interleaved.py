@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bench.baseline import alternate, row_name
+from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.peers import optional_module
 from bench.profiles import Profile
@@ -19,7 +21,7 @@ from bench.table import fmt_ratio
 from bench.timing import Cell, growth_exponent, series
 from bench.workloads import Document, chunk, document
 
-__all__ = ["run"]
+__all__ = ["run", "unspool_rows"]
 
 CHUNKER = "4"
 OURS = "unspool InterleavedParser"
@@ -78,6 +80,47 @@ def sampled_estimate(seed: SeedInterleaved, chunks: Sequence[str], samples: int)
     return total / len(picks) * n
 
 
+def _streams(profile: Profile) -> tuple[list[Document], list[list[str]]]:
+    docs = [document("interleaved", s, brackets=False) for s in profile.protocol_sizes]
+    return docs, [chunk(d.text, CHUNKER) for d in docs]
+
+
+def _steps(
+    docs: Sequence[Document],
+    streams: Sequence[Sequence[str]],
+    fn: Callable[[Sequence[str]], list[Output]],
+) -> list[Step]:
+    def bind(chunks: Sequence[str]) -> Callable[[], Any]:
+        return lambda: fn(chunks)
+
+    return [
+        (d.size_label, len(d.text), bind(s), check_outputs(expected(d)))
+        for d, s in zip(docs, streams, strict=True)
+    ]
+
+
+def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
+    """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
+    and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
+    try:
+        parser_cls = importlib.import_module("unspool.protocols.interleaved").InterleavedParser
+    except ImportError as exc:
+        return {}, f"unspool.protocols.interleaved not importable ({exc})"
+    docs, streams = _streams(profile)
+    cells = series("unspool", _steps(docs, streams, protocol_runner(parser_cls)), profile.settings)
+    return {"unspool": cells}, ""
+
+
+def _baseline_target(rows: dict[str, list[Cell]], label: str, name: str) -> Target:
+    """Issue 16: the baseline's time over the current one's, at least ×3."""
+    what = f"InterleavedParser vs {name} {label} 4-char"
+    ours, theirs = cell_at(rows, OURS, label), cell_at(rows, name, label)
+    if ours and theirs and ours.seconds and theirs.seconds:
+        r = theirs.seconds / ours.seconds
+        return Target(what, fmt_ratio(r), "≥ ×3", r >= 3, "baseline time / current time")
+    return Target(what, "—", "≥ ×3", None, "not measured")
+
+
 def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the interleaved rows; returns the results as JSON-ready data."""
     notes: list[str] = []
@@ -91,22 +134,28 @@ def run(profile: Profile) -> dict[str, Any]:
         notes.append("seed rows skipped: json_repair or partial_json_parser not installed")
     for n in notes:
         print(f"note: {n}")
-    docs = [document("interleaved", s, brackets=False) for s in profile.protocol_sizes]
-    streams = [chunk(d.text, CHUNKER) for d in docs]
+    docs, streams = _streams(profile)
     settings = profile.settings
     rows: dict[str, list[Cell]] = {}
 
     def steps_for(fn: Callable[[Sequence[str]], list[Output]]) -> list[Step]:
-        def bind(chunks: Sequence[str]) -> Callable[[], Any]:
-            return lambda: fn(chunks)
+        return _steps(docs, streams, fn)
 
-        return [
-            (d.size_label, len(d.text), bind(s), check_outputs(expected(d)))
-            for d, s in zip(docs, streams, strict=True)
-        ]
-
+    baseline = profile.baseline
     if parser_cls is not None:
-        rows[OURS] = series(OURS, steps_for(protocol_runner(parser_cls)), settings)
+        runner = protocol_runner(parser_cls)
+
+        def current() -> dict[str, list[Cell]]:
+            return {OURS: series(OURS, steps_for(runner), settings)}
+
+        if baseline is None:
+            rows.update(current())
+        else:
+            ours, base_rows, note = alternate(baseline, current, "interleaved", profile)
+            rows.update({**ours, **base_rows})
+            if note:
+                notes.append(note)
+                print(f"note: {note}")
     if json_repair is not None and pjp is not None:
         rows[SEED] = series(SEED, steps_for(_seed(json_repair, pjp)), settings)
         est: list[Cell] = []
@@ -128,6 +177,8 @@ def run(profile: Profile) -> dict[str, Any]:
         f"({SEED_EST}: the seed's per-chunk re-parse timed at {SAMPLES} evenly spaced "
         "chunks × the number of chunks; compare it with the measured row where both ran)"
     )
+    if baseline is not None and row_name("unspool", baseline) in rows:
+        print(baseline_legend(baseline, f"the {OURS} row"))
     targets: list[Target] = []
     label = "98KB" if "98KB" in profile.protocol_sizes else profile.protocol_sizes[-1]
     ours_cell = cell_at(rows, OURS, label)
@@ -151,6 +202,8 @@ def run(profile: Profile) -> dict[str, Any]:
             None if exp is None else exp <= LINEAR,
         )
     )
+    if baseline is not None:
+        targets.append(_baseline_target(rows, label, row_name("unspool", baseline)))
     print(targets_table("interleaved targets (issue 4)", targets), flush=True)
     return {
         "notes": notes,

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from bench.baseline import alternate, row_name
+from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.profiles import Profile
 from bench.report import Step, Target, block, cell_at, series_dict, targets_table
@@ -17,7 +19,7 @@ from bench.table import fmt_ratio
 from bench.timing import Cell, growth_exponent, series
 from bench.workloads import SIZES, TaggedProse, chunk, tagged_prose
 
-__all__ = ["run"]
+__all__ = ["run", "unspool_rows"]
 
 CHUNKER = "4"
 OURS = "unspool TagParser"
@@ -47,6 +49,49 @@ def _rescan(chunks: Sequence[str]) -> list[Output]:
     return merged(out)
 
 
+def _streams(profile: Profile) -> tuple[list[TaggedProse], list[list[str]]]:
+    labels = profile.protocol_sizes
+    docs = [tagged_prose(SIZES[s], max(1, SIZES[s] // CHARS_PER_ACTION)) for s in labels]
+    return docs, [chunk(d.text, CHUNKER) for d in docs]
+
+
+def _steps(
+    labels: Sequence[str],
+    docs: Sequence[TaggedProse],
+    streams: Sequence[Sequence[str]],
+    fn: Callable[[Sequence[str]], list[Output]],
+) -> list[Step]:
+    def bind(chunks: Sequence[str]) -> Callable[[], Any]:
+        return lambda: fn(chunks)
+
+    return [
+        (label, len(d.text), bind(s), check_outputs(expected(d)))
+        for label, d, s in zip(labels, docs, streams, strict=True)
+    ]
+
+
+def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
+    """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
+    and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
+    try:
+        parser_cls: Any = importlib.import_module("unspool.protocols.tags").TagParser
+    except ImportError as exc:
+        return {}, f"unspool.protocols.tags not importable ({exc})"
+    docs, streams = _streams(profile)
+    steps = _steps(profile.protocol_sizes, docs, streams, protocol_runner(parser_cls))
+    return {"unspool": series("unspool", steps, profile.settings)}, ""
+
+
+def _baseline_target(rows: dict[str, list[Cell]], label: str, name: str) -> Target:
+    """Issue 16: the baseline's time over the current one's, at least ×2."""
+    what = f"TagParser vs {name} {label} 4-char"
+    ours, theirs = cell_at(rows, OURS, label), cell_at(rows, name, label)
+    if ours and theirs and ours.seconds and theirs.seconds:
+        r = theirs.seconds / ours.seconds
+        return Target(what, fmt_ratio(r), "≥ ×2", r >= 2, "baseline time / current time")
+    return Target(what, "—", "≥ ×2", None, "not measured")
+
+
 def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the tag rows; returns the results as JSON-ready data."""
     notes: list[str] = []
@@ -58,26 +103,34 @@ def run(profile: Profile) -> dict[str, Any]:
     for n in notes:
         print(f"note: {n}")
     labels = profile.protocol_sizes
-    docs = [tagged_prose(SIZES[s], max(1, SIZES[s] // CHARS_PER_ACTION)) for s in labels]
-    streams = [chunk(d.text, CHUNKER) for d in docs]
+    docs, streams = _streams(profile)
 
     def steps_for(fn: Callable[[Sequence[str]], list[Output]]) -> list[Step]:
-        def bind(chunks: Sequence[str]) -> Callable[[], Any]:
-            return lambda: fn(chunks)
-
-        return [
-            (label, len(d.text), bind(s), check_outputs(expected(d)))
-            for label, d, s in zip(labels, docs, streams, strict=True)
-        ]
+        return _steps(labels, docs, streams, fn)
 
     rows: dict[str, list[Cell]] = {}
+    baseline = profile.baseline
     if parser_cls is not None:
-        rows[OURS] = series(OURS, steps_for(protocol_runner(parser_cls)), profile.settings)
+        runner = protocol_runner(parser_cls)
+
+        def current() -> dict[str, list[Cell]]:
+            return {OURS: series(OURS, steps_for(runner), profile.settings)}
+
+        if baseline is None:
+            rows.update(current())
+        else:
+            ours, base_rows, note = alternate(baseline, current, "tags", profile)
+            rows.update({**ours, **base_rows})
+            if note:
+                notes.append(note)
+                print(f"note: {note}")
     # One run of the baseline at 98 KB takes ~15 s: allowed, since the target needs it.
     rows[SEED] = series(SEED, steps_for(_rescan), replace(profile.settings, cap=BASELINE_CAP))
     counts = ", ".join(f"{lb}: {len(d.actions)}" for lb, d in zip(labels, docs, strict=True))
     title = f"tags · regex re-scan vs TagParser · {CHUNKER}-char chunks · actions {counts}"
     print(block(title, labels, rows, OURS if parser_cls else None), flush=True)
+    if baseline is not None and row_name("unspool", baseline) in rows:
+        print(baseline_legend(baseline, f"the {OURS} row"))
     targets: list[Target] = []
     label = "98KB" if "98KB" in labels else labels[-1]
     ours_cell, seed_cell = cell_at(rows, OURS, label), cell_at(rows, SEED, label)
@@ -96,6 +149,8 @@ def run(profile: Profile) -> dict[str, Any]:
             None if exp is None else exp <= LINEAR,
         )
     )
+    if baseline is not None:
+        targets.append(_baseline_target(rows, label, row_name("unspool", baseline)))
     print(targets_table("tag targets (issue 5)", targets), flush=True)
     return {
         "notes": notes,
