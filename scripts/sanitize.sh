@@ -64,5 +64,5 @@ done
 UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/test_speedups.py \
     --hypothesis-show-statistics
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/test_args_snapshots.py tests/test_protocol_values.py \
-    tests/test_interleaved_direct.py
+    tests/test_interleaved_direct.py tests/test_tags_direct.py
 echo "sanitize: no AddressSanitizer/UBSan reports"

@@ -17,10 +17,10 @@ from hypothesis_profiles import examples
 from test_interleaved_props import FUZZ, item_st, render
 from unspool.core import machines
 from unspool.events import Event
-from unspool.protocols import interleaved
+from unspool.protocols import c_fastpaths
 from unspool.protocols.interleaved import InterleavedParser
 
-pytestmark = pytest.mark.skipif(interleaved._Direct is None, reason="the C fast path is not built")
+pytestmark = pytest.mark.skipif(c_fastpaths.Direct is None, reason="the C fast path is not built")
 
 
 @pytest.fixture(autouse=True)
@@ -41,15 +41,15 @@ def _cut(data: Any, points: list[int]) -> list[Any]:
 
 def _run(chunks: list[Any], fast: bool, **options: Any) -> list[list[Event]]:
     """The events of each feed (and of finish), with the C fast path on or off."""
-    saved = interleaved._Direct
+    saved = c_fastpaths._module
     if not fast:
-        interleaved._Direct = None
+        c_fastpaths._module = None
     try:
         parser = InterleavedParser(stream_id="s", **options)
         out = [parser.feed(c) for c in chunks]
         out.append(parser.finish())
     finally:
-        interleaved._Direct = saved
+        c_fastpaths._module = saved
     return out
 
 

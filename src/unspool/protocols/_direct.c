@@ -1,6 +1,12 @@
-/* The C form of InterleavedParser's fast path (interleaved.py, feed(): inside the
- * confirmed array, a str chunk with no '{' or '}').  The Python code in feed() stays
- * the reference; tests/test_interleaved_direct.py holds the two together.
+/* The C forms of the protocols' per-chunk fast paths; the Python code beside them stays
+ * the reference (tests/test_interleaved_direct.py, tests/test_tags_direct.py).
+ *
+ * TextRun(starts, reasoning) is TagParser's text fast path (tags.py, feed()): a str
+ * chunk in which no delimiter can begin (`starts(chunk)` is None) is one TextDelta (or
+ * ReasoningDelta); it returns None for any other chunk, having changed nothing.
+ *
+ * Direct is InterleavedParser's fast path (interleaved.py, feed(): inside the
+ * confirmed array, a str chunk with no '{' or '}').
  *
  * Direct(feed_events, core, chunks, fed, base, keep, trim, text_path, args) is made
  * when the fast path opens and read back (fed, base, content_len, text_chars) when
@@ -19,8 +25,9 @@
 #include <Python.h>
 #include <structmember.h>
 
-static PyObject *StringDelta_t, *TextDelta_t, *ArgsDelta_t; /* set by configure() */
+static PyObject *StringDelta_t, *TextDelta_t, *ArgsDelta_t, *ReasoningDelta_t; /* configure() */
 static PyObject *text_descr, *id_descr, *index_descr, *partial_descr, *delta_descr;
+static PyObject *reasoning_descr;
 static PyObject *s_value, *s_take, *s_empty;
 
 typedef struct {
@@ -313,6 +320,108 @@ static PyTypeObject DirectType = {
     .tp_members = direct_members,
 };
 
+/* ------------------------------------------------------------------ TagParser's text */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *starts;      /* where a delimiter may begin in a chunk: a regex's search */
+    int reasoning;         /* inside <think>: the text is ReasoningDelta */
+    Py_ssize_t lag;        /* characters taken (read back as TagParser._lag) */
+    Py_ssize_t text_chars; /* characters of text shown (read back as text_chars) */
+} TextRun;
+
+static PyObject *
+text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    TextRun *t = (TextRun *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "TextRun takes one chunk");
+        return NULL;
+    }
+    PyObject *chunk = args[0];
+    if (!PyUnicode_CheckExact(chunk))
+        Py_RETURN_NONE;
+    PyObject *found = PyObject_CallOneArg(t->starts, chunk);
+    if (found == NULL)
+        return NULL;
+    Py_DECREF(found);
+    if (found != Py_None)
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    t->lag += n;
+    if (n == 0)
+        return PyList_New(0);
+    if (t->reasoning)
+        return one(new_event(ReasoningDelta_t, &reasoning_descr, &chunk, 1));
+    t->text_chars += n;
+    return one(new_event(TextDelta_t, &text_descr, &chunk, 1));
+}
+
+static PyObject *
+text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *starts;
+    int reasoning;
+    static char *names[] = {"starts", "reasoning", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Op:TextRun", names, &starts, &reasoning))
+        return NULL;
+    if (!PyCallable_Check(starts)) {
+        PyErr_SetString(PyExc_TypeError, "TextRun: starts must be callable");
+        return NULL;
+    }
+    TextRun *t = (TextRun *)type->tp_alloc(type, 0);
+    if (t == NULL)
+        return NULL;
+    t->vectorcall = text_run_call;
+    t->starts = Py_NewRef(starts);
+    t->reasoning = reasoning;
+    return (PyObject *)t;
+}
+
+static int
+text_run_traverse(TextRun *t, visitproc visit, void *arg)
+{
+    Py_VISIT(t->starts);
+    return 0;
+}
+
+static int
+text_run_clear(TextRun *t)
+{
+    Py_CLEAR(t->starts);
+    return 0;
+}
+
+static void
+text_run_dealloc(TextRun *t)
+{
+    PyObject_GC_UnTrack(t);
+    text_run_clear(t);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static PyMemberDef text_run_members[] = {
+    {"lag", T_PYSSIZET, offsetof(TextRun, lag), READONLY, "characters taken"},
+    {"text_chars", T_PYSSIZET, offsetof(TextRun, text_chars), READONLY,
+     "characters of text shown"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject TextRunType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unspool.protocols._direct.TextRun",
+    .tp_basicsize = sizeof(TextRun),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "TagParser's text fast path in C (see tags.py).",
+    .tp_new = text_run_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(TextRun, vectorcall),
+    .tp_traverse = (traverseproc)text_run_traverse,
+    .tp_clear = (inquiry)text_run_clear,
+    .tp_dealloc = (destructor)text_run_dealloc,
+    .tp_members = text_run_members,
+};
+
 /* ------------------------------------------------------------------ module */
 
 static PyObject *
@@ -330,10 +439,12 @@ field_descr(PyObject *type, const char *name)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *sd, *td, *ad;
-    if (!PyArg_ParseTuple(args, "O!O!O!:configure", &PyType_Type, &sd, &PyType_Type, &td,
-                          &PyType_Type, &ad))
+    PyObject *sd, *td, *ad, *rd;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!:configure", &PyType_Type, &sd, &PyType_Type, &td,
+                          &PyType_Type, &ad, &PyType_Type, &rd))
         return NULL;
+    Py_XSETREF(ReasoningDelta_t, Py_NewRef(rd));
+    Py_XSETREF(reasoning_descr, field_descr(rd, "text"));
     Py_XSETREF(StringDelta_t, Py_NewRef(sd));
     Py_XSETREF(TextDelta_t, Py_NewRef(td));
     Py_XSETREF(ArgsDelta_t, Py_NewRef(ad));
@@ -342,19 +453,20 @@ configure(PyObject *module, PyObject *args)
     Py_XSETREF(index_descr, field_descr(ad, "index"));
     Py_XSETREF(partial_descr, field_descr(ad, "partial"));
     Py_XSETREF(delta_descr, field_descr(ad, "delta"));
-    if (!text_descr || !id_descr || !index_descr || !partial_descr || !delta_descr)
+    if (!text_descr || !id_descr || !index_descr || !partial_descr || !delta_descr ||
+        !reasoning_descr)
         return NULL;
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(StringDelta, TextDelta, ActionArgsDelta): the types Direct reads and makes."},
+     "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta): the event types."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_direct", "InterleavedParser's fast path in C (see interleaved.py).",
+    PyModuleDef_HEAD_INIT, "_direct", "The protocols' per-chunk fast paths in C.",
     -1, module_methods,
 };
 
@@ -363,7 +475,8 @@ PyInit__direct(void)
 {
     if ((s_value = PyUnicode_InternFromString("value")) == NULL ||
         (s_take = PyUnicode_InternFromString("take")) == NULL ||
-        (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0)
+        (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
+        PyType_Ready(&TextRunType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -371,6 +484,12 @@ PyInit__direct(void)
     Py_INCREF(&DirectType);
     if (PyModule_AddObject(m, "Direct", (PyObject *)&DirectType) < 0) {
         Py_DECREF(&DirectType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&TextRunType);
+    if (PyModule_AddObject(m, "TextRun", (PyObject *)&TextRunType) < 0) {
+        Py_DECREF(&TextRunType);
         Py_DECREF(m);
         return NULL;
     }

@@ -68,7 +68,6 @@ import re
 from functools import partial
 from typing import Any, Literal, Protocol, cast
 
-from unspool.core import machines
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.core.path_events import PathEvent, StringDelta
@@ -80,6 +79,7 @@ from unspool.events import (
     ReasoningDelta,
     TextDelta,
 )
+from unspool.protocols import c_fastpaths
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, text_delta
 from unspool.protocols.interleaved_items import Item, ItemTracker
@@ -117,22 +117,6 @@ class FastPath(Protocol):
     content_len: int
 
     def __call__(self, chunk: str | bytes) -> list[Event] | tuple[list[PathEvent]] | None: ...
-
-
-def _load_direct() -> Any:
-    if not machines.ACCELERATED:
-        return None  # UNSPOOL_PURE=1: nothing in C
-    try:
-        from unspool.protocols import _direct  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    from unspool.events import ActionArgsDelta
-
-    _direct.configure(StringDelta, TextDelta, ActionArgsDelta)
-    return _direct.Direct
-
-
-_Direct = _load_direct()
 
 
 def _pieces(text: str) -> list[str]:
@@ -533,18 +517,17 @@ class InterleavedParser:
                 self._text_item = tracker.text_item
                 self._args_item = None if self._lenient else tracker.args_item
                 self._quiet = tracker.quiet
-                if _Direct is not None and machines.selected() == "c":
+                if c_fastpaths.enabled():
                     self._fast = self._c_fast(cand)
 
     def _c_fast(self, cand: _Candidate) -> FastPath:
         """The fast path's C form for the state just settled (see :meth:`feed`)."""
-        assert _Direct is not None
         text = self._text_item
         args = self._args_item
         action = None
         if args is not None:
             action = (args.args_key, args.snaps, args.event_id, args.action)
-        return _Direct(  # type: ignore[no-any-return]
+        return c_fastpaths.Direct(  # type: ignore[no-any-return]
             cand.core.feed_events,
             cand.core,
             cand.chunks,

@@ -37,7 +37,9 @@ from unspool.events import (
     FinishReason,
     TextDelta,
 )
+from unspool.protocols import c_fastpaths
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
+from unspool.protocols.c_fastpaths import TextPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
@@ -131,7 +133,7 @@ class TagParser:
         self.emitter = ActionEmitter(stream_id, registry)
         self.spans: list[ActionSpan] = []
         """Every action's markup, in order: text deltas and these rebuild the input."""
-        self.text_chars = 0
+        self._text_chars = 0
         self._lenient = lenient
         self._strict = strict_tags
         self._max_tag = max_tag_chars
@@ -178,6 +180,7 @@ class TagParser:
         # the fast paths of the next feed (see _settle)
         self._fast_text: Callable[[str], object] | None = None
         self._fast_body: BodyScanner | None = None
+        self._c_text: TextPath | None = None  # the text fast path in C, when it runs
         self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
 
@@ -199,9 +202,20 @@ class TagParser:
         """True once :meth:`finish` was called."""
         return self._finished
 
+    @property
+    def text_chars(self) -> int:
+        """Characters of text shown so far (``StreamDone.text_chars`` at the end)."""
+        run = self._c_text
+        return self._text_chars + (0 if run is None else run.text_chars)
+
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
-        if type(chunk) is str:
+        run = self._c_text
+        if run is not None:
+            got: list[Event] | None = run(chunk)  # the text fast path below, in C
+            if got is not None:
+                return got
+        elif type(chunk) is str:
             # the fast paths (see _settle; none once finished): nothing held, and no
             # character in the chunk at which a delimiter could begin
             starts = self._fast_text
@@ -212,7 +226,7 @@ class TagParser:
                     return []
                 if self._in_reasoning:
                     return [reasoning_delta(chunk)]
-                self.text_chars += n
+                self._text_chars += n
                 event = new(TextDelta)  # text_delta(chunk), inlined
                 set_text(event, chunk)
                 return [event]
@@ -262,13 +276,18 @@ class TagParser:
             self._truncate(out)
         self._mode = _TEXT
         self._flush_text(out)
-        out.append(self.emitter.done(done_reason(reason, truncated), self.text_chars))
+        out.append(self.emitter.done(done_reason(reason, truncated), self._text_chars))
         return out
 
     # ------------------------------------------------------------------ driving
 
     def _catch_up(self) -> None:
         """Count the characters the fast paths took (``_lag``) as read and decoded."""
+        run = self._c_text
+        if run is not None:  # the C text path's counts, and it is left
+            self._c_text = None
+            self._lag += run.lag
+            self._text_chars += run.text_chars
         lag = self._lag
         if lag:
             self._lag = 0
@@ -281,6 +300,8 @@ class TagParser:
         at which a delimiter can begin is text (``_fast_text``, that lexer's
         ``starts``); in a started action's body with no closer prefix held, a chunk
         without the closer's first character goes to the body (``_fast_body``)."""
+        if self._c_text is not None:
+            self._catch_up()
         self._fast_text = None
         self._fast_body = None
         if not self._utf8.text_only:
@@ -288,7 +309,10 @@ class TagParser:
         if self._mode == _TEXT:
             code = self._code
             if not self._held and not code.char_mode:
-                self._fast_text = self._lexers[self._in_reasoning, code.key].starts
+                starts = self._lexers[self._in_reasoning, code.key].starts
+                self._fast_text = starts
+                if c_fastpaths.enabled():
+                    self._c_text = c_fastpaths.TextRun(starts, self._in_reasoning)
         elif self._mode == _BODY:
             body, action = self._body, self._action
             if (
@@ -568,7 +592,7 @@ class TagParser:
         if self._in_reasoning:
             out.append(reasoning_delta(text))
         else:
-            self.text_chars += len(text)
+            self._text_chars += len(text)
             out.append(text_delta(text))
 
 

@@ -1,0 +1,52 @@
+"""The protocols' per-chunk fast paths in C (``unspool.protocols._direct``), loaded once.
+
+Built with the C machine and used when it runs (``unspool.accelerated``; none with
+``UNSPOOL_PURE=1``): :data:`Direct` for ``InterleavedParser`` inside its array,
+:data:`TextRun` for ``TagParser``'s prose.  Each parser keeps the same path in Python
+as the reference; both are None when the extension is not built.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from unspool.core import machines
+from unspool.core.path_events import StringDelta
+from unspool.events import ActionArgsDelta, Event, ReasoningDelta, TextDelta
+
+__all__ = ["Direct", "TextPath", "TextRun", "enabled"]
+
+
+class TextPath(Protocol):
+    """A :data:`TextRun`: called with a chunk, its events, or None when the chunk may
+    hold a delimiter (nothing changed); its counts are read back when it is left."""
+
+    lag: int
+    text_chars: int
+
+    def __call__(self, chunk: str | bytes) -> list[Event] | None: ...
+
+
+def _load() -> Any:
+    if not machines.ACCELERATED:
+        return None  # UNSPOOL_PURE=1: nothing in C
+    try:
+        from unspool.protocols import _direct  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    _direct.configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta)
+    return _direct
+
+
+_module = _load()
+
+Direct: Any = None if _module is None else _module.Direct
+"""``InterleavedParser``'s fast path (see ``interleaved.py``), or None."""
+
+TextRun: Any = None if _module is None else _module.TextRun
+"""``TagParser``'s text fast path (see ``tags.py``), or None."""
+
+
+def enabled() -> bool:
+    """Whether new parsers take the C fast paths: built, and the C machine selected."""
+    return _module is not None and machines.selected() == "c"
