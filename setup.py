@@ -1,6 +1,6 @@
 """Build hook for the optional C parts: the machine (``unspool.core._speedups``), the
-argument snapshots (``unspool.protocols._snapshots``) and InterleavedParser's fast
-path (``unspool.protocols._direct``).
+argument snapshots (``unspool.protocols._snapshots``) and the protocols' per-chunk
+fast paths (``unspool.protocols._direct``).
 
 Everything else lives in pyproject.toml.  The extensions are optional: without a
 compiler (or on PyPy) the build prints a warning and installs the pure-Python
