@@ -213,6 +213,7 @@ class InterleavedParser:
         "_text_item",
         "_think",
         "_truncated",
+        "_use_c",
         "_utf8",
         "emitter",
     )
@@ -241,6 +242,7 @@ class InterleavedParser:
         self._direct: _Candidate | None = None  # the array, when feed() may go the fast way
         self._direct_at = 0  # its ``fed`` when the fast way opened (see _leave_direct)
         self._fast: FastPath | None = None  # the fast way in C, when it runs
+        self._use_c = c_fastpaths.enabled()  # decided once: the machine selected now
         self._text_item: Item | None = None  # what the fast way continues (ItemTracker.settle)
         self._args_item: Item | None = None
         self._quiet = False
@@ -517,7 +519,7 @@ class InterleavedParser:
                 self._text_item = tracker.text_item
                 self._args_item = None if self._lenient else tracker.args_item
                 self._quiet = tracker.quiet
-                if c_fastpaths.enabled():
+                if self._use_c:
                     self._fast = self._c_fast(cand)
 
     def _c_fast(self, cand: _Candidate) -> FastPath:

@@ -181,6 +181,7 @@ class TagParser:
         self._fast_text: Callable[[str], object] | None = None
         self._fast_body: BodyScanner | None = None
         self._c_text: TextPath | None = None  # the text fast path in C, when it runs
+        self._use_c = c_fastpaths.enabled()  # decided once: the machine selected now
         self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
 
@@ -311,7 +312,7 @@ class TagParser:
             if not self._held and not code.char_mode:
                 starts = self._lexers[self._in_reasoning, code.key].starts
                 self._fast_text = starts
-                if c_fastpaths.enabled():
+                if self._use_c:
                     self._c_text = c_fastpaths.TextRun(starts, self._in_reasoning)
         elif self._mode == _BODY:
             body, action = self._body, self._action
