@@ -18,16 +18,21 @@ Output = tuple[Any, ...]
 
 
 def merged(outputs: Iterable[Output]) -> list[Output]:
-    """``outputs`` with adjacent text pieces joined and empty ones dropped."""
+    """``outputs`` with adjacent text pieces joined and empty ones dropped (each run of
+    text joined once, so a long run of small deltas costs linear time)."""
     out: list[Output] = []
+    texts: list[str] = []
     for o in outputs:
         if o[0] == "text":
-            if not o[1]:
-                continue
-            if out and out[-1][0] == "text":
-                out[-1] = ("text", out[-1][1] + o[1])
-                continue
+            if o[1]:
+                texts.append(o[1])
+            continue
+        if texts:
+            out.append(("text", "".join(texts)))
+            texts = []
         out.append(o)
+    if texts:
+        out.append(("text", "".join(texts)))
     return out
 
 
