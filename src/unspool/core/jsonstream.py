@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
@@ -96,6 +96,20 @@ def _nan_literals() -> dict[str, list[tuple[str, Any, str, str]]]:
         "N": [("NaN", float("nan"), "number", "nan")],
         "I": [("Infinity", float("inf"), "number", "nan")],
     }
+
+
+class _Options(NamedTuple):
+    """A parser's options after validation, by name (the machine reads them into locals once)."""
+
+    skip_preamble: bool
+    trailing: str  # "error" or "ignore"
+    allow_inf_nan: bool
+    max_depth: int
+    max_token_chars: int | None
+    max_document_chars: int | None
+    max_int_digits: int
+    parse_float: Callable[[str], Any] | None
+    parse_int: Callable[[str], Any] | None
 
 
 class JsonStream:
@@ -188,16 +202,16 @@ class JsonStream:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
         self._kinds: frozenset[str] = kinds
-        self._opts = (
-            skip_preamble,
-            trailing,
-            allow_inf_nan,
-            max_depth,
-            max_token_chars,
-            max_document_chars,
-            max_int_digits,
-            parse_float,
-            parse_int,
+        self._opts = _Options(
+            skip_preamble=skip_preamble,
+            trailing=trailing,
+            allow_inf_nan=allow_inf_nan,
+            max_depth=max_depth,
+            max_token_chars=max_token_chars,
+            max_document_chars=max_document_chars,
+            max_int_digits=max_int_digits,
+            parse_float=parse_float,
+            parse_int=parse_int,
         )
         self._events: list[PathEvent] | None = [] if events else None
         self._release = release_items
@@ -267,7 +281,7 @@ class JsonStream:
             raise RuntimeError("feed() after finish()")
         text = self._decode(chunk)
         if text:
-            limit = self._opts[5]
+            limit = self._opts.max_document_chars
             if limit is not None and self._pos + len(text) > limit:
                 head = text[: limit - self._pos]
                 if head:
@@ -357,7 +371,7 @@ class JsonStream:
                 raise TypeError("cannot mix str and bytes chunks in one stream")
             if self._mode is None:
                 self._mode = str
-                self._fast = self._opts[5] is None
+                self._fast = self._opts.max_document_chars is None
             return chunk  # type: ignore[return-value]
         if isinstance(chunk, (bytes, bytearray, memoryview)):
             if self._mode is str:
@@ -399,9 +413,11 @@ class JsonStream:
     def _c_scanner(self) -> Callable[[str, int], tuple[Any, int]] | None:
         """The stdlib's C scanner configured like this parser, or None when it cannot
         honour the options (events, lenient, token limits)."""
-        (_, _, allow_nan, _, max_tok, _, max_int, parse_float, parse_int) = self._opts
-        if self._events is not None or self._kinds or max_tok is not None:
+        opts = self._opts
+        if self._events is not None or self._kinds or opts.max_token_chars is not None:
             return None
+        max_int = opts.max_int_digits
+        parse_int = opts.parse_int
 
         def reject_constant(name: str) -> Any:
             raise ValueError(name)
@@ -416,9 +432,9 @@ class JsonStream:
 
             parse_int = parse_int_limited
         decoder = JSONDecoder(
-            parse_float=parse_float,
+            parse_float=opts.parse_float,
             parse_int=parse_int,
-            parse_constant=None if allow_nan else reject_constant,
+            parse_constant=None if opts.allow_inf_nan else reject_constant,
             strict=True,
         )
         return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
@@ -426,26 +442,21 @@ class JsonStream:
     # ------------------------------------------------------------------ the machine
 
     def _machine(self) -> Generator[None, str | None, None]:
-        (
-            skip_preamble,
-            trailing,
-            allow_nan,
-            max_depth_,
-            max_tok,
-            _,
-            max_int,
-            parse_float,
-            parse_int,
-        ) = self._opts
+        opts = self._opts
+        skip_preamble = opts.skip_preamble
+        allow_nan = opts.allow_inf_nan
+        max_depth_ = opts.max_depth
+        max_tok = opts.max_token_chars
+        max_int = opts.max_int_digits
         kinds = self._kinds
         lenient = bool(kinds)
         evs = self._events
         repairs = self._repairs
         tail = self._tail
-        parse_float = parse_float or float
-        parse_int = parse_int or int
+        parse_float = opts.parse_float or float
+        parse_int = opts.parse_int or int
         scan_once = self._c_scanner()
-        ignore_trailing = trailing == "ignore"
+        ignore_trailing = opts.trailing == "ignore"
 
         k_trailing_comma = "trailing_comma" in kinds
         k_single = "single_quotes" in kinds
