@@ -91,7 +91,10 @@ _FAST_MIN = 256  # the C scanner is tried on a container when this much input is
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
 
 
-def _nan_literals() -> dict[str, list[tuple[str, Any, str, str]]]:
+_Literal = tuple[str, Any, str, str]
+
+
+def _nan_literals() -> dict[str, list[_Literal]]:
     return {
         "N": [("NaN", float("nan"), "number", "nan")],
         "I": [("Infinity", float("inf"), "number", "nan")],
@@ -480,16 +483,7 @@ class JsonStream:
         word_in = token_word_run_us if k_space else token_word_run
         word_root = root_word_run_us if k_space else root_word_run
 
-        literals: dict[str, list[tuple[str, Any, str, str]]] = {
-            c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
-        }
-        if allow_nan or k_nan:
-            for c, nan_entries in _nan_literals().items():
-                tag = "" if allow_nan else "nan"
-                literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
-        if "python_literal" in kinds:
-            for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
-                literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
+        literals = _literal_table(allow_nan, k_nan, "python_literal" in kinds)
         neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
 
         ws_run = lx.ws_run
@@ -633,14 +627,7 @@ class JsonStream:
                         c = s[i]
                         if c == quote or c in qalt:
                             if (k_inner or qalt) and not is_key:
-                                in_list = bool(stack) and type(stack[-1]) is list
-                                verdict = decide_close(
-                                    s,
-                                    i + 1,
-                                    bool(stack) and not in_list,
-                                    eof,
-                                    in_list and PLAIN.fullmatch(sbuf) is not None,
-                                )
+                                verdict = _close_verdict(s, i + 1, eof, stack, sbuf)
                                 if verdict == UNDECIDED:
                                     carry = s[i:]
                                     i = n
@@ -724,24 +711,8 @@ class JsonStream:
                             sbuf += c
                             i += 1
                             continue
-                        if (c == "]" or c == "}") and k_mquote and not is_key and stack:
-                            # '{"a": ["x]}' then the end: the closers were not text
-                            j = lx.closer_tail(s, i).end()
-                            if j < n or j - i > lx.LOOKAHEAD:
-                                verdict = INNER
-                            elif not eof:
-                                carry = s[i:]
-                                i = n
-                                break
-                            else:
-                                verdict = CLOSE
-                        elif c == "," and k_mquote and not is_key:
-                            verdict = missing_quote(
-                                s, i, bool(stack) and type(stack[-1]) is dict, eof
-                            )
-                        else:
-                            verdict = INNER
-                        if verdict != INNER:
+                        if k_mquote and not is_key and (c == "," or c == "]" or c == "}"):
+                            verdict = _string_cut(s, i, eof, stack)
                             if verdict == UNDECIDED:
                                 carry = s[i:]
                                 i = n
@@ -981,19 +952,8 @@ class JsonStream:
                                 i = n
                                 state = comment_ret
                                 continue
-                            opener = s[i + 1] if i + 1 < n else "\n"
-                            if s[i] == "#":
-                                if opener not in " \t\r\n#!":
-                                    raise parse_error("Invalid comment", base + i + 1)
-                                comment_end = "\n"
-                                _repair(repairs, evs, "comment", base + i, "skipped a # comment")
-                                i += 1
-                            elif opener == "/" or opener == "*":
-                                comment_end = "\n" if opener == "/" else "*/"
-                                _repair(repairs, evs, "comment", base + i, "skipped a comment")
-                                i += 2
-                            else:
-                                raise parse_error("Invalid comment", base + i + 1)
+                            comment_end = _comment_open(s, i, base, repairs, evs)
+                            i += 1 if s[i] == "#" else 2
                         found = s.find(comment_end, i)
                         if found < 0:
                             if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
@@ -1157,18 +1117,8 @@ class JsonStream:
                         or (c == "'" and k_single)
                         or (k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE))
                     ):
-                        if c == "'":
-                            _repair(
-                                repairs,
-                                evs,
-                                "single_quotes",
-                                base + i,
-                                "read a single-quoted string",
-                            )
-                        elif c != '"':
-                            _repair(
-                                repairs, evs, "curly_quotes", base + i, "read a curly-quoted string"
-                            )
+                        if c != '"':
+                            _odd_quote(repairs, evs, c, base + i, "string")
                         # fast path: the whole string is in this chunk
                         elif s.find('"', i + 1) >= 0:
                             try:
@@ -1176,17 +1126,9 @@ class JsonStream:
                             except ValueError:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
-                                in_list = bool(stack) and type(stack[-1]) is list
                                 if (
                                     not (k_inner or k_mquote)
-                                    or decide_close(
-                                        s,
-                                        j,
-                                        bool(stack) and not in_list,
-                                        eof,
-                                        in_list and PLAIN.fullmatch(text) is not None,
-                                    )
-                                    == CLOSE
+                                    or _close_verdict(s, j, eof, stack, text) == CLOSE
                                 ):
                                     if max_tok is not None and len(text) > max_tok:
                                         raise _too_long("string", max_tok, base + i)
@@ -1383,14 +1325,8 @@ class JsonStream:
                         or (c == "'" and k_single)
                         or (k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE))
                     ):
-                        if c == "'":
-                            _repair(
-                                repairs, evs, "single_quotes", base + i, "read a single-quoted key"
-                            )
-                        elif c != '"':
-                            _repair(
-                                repairs, evs, "curly_quotes", base + i, "read a curly-quoted key"
-                            )
+                        if c != '"':
+                            _odd_quote(repairs, evs, c, base + i, "key")
                         elif s.find('"', i + 1) >= 0:
                             try:
                                 key, j = scanstring(s, i + 1, True)
@@ -1733,6 +1669,78 @@ def _u_escape(
         if not lenient and 0 <= bad <= low_surrogate_prefix_len(nxt):
             raise parse_error("Invalid \\escape", base + i + 6 + bad)
     return chr(cp), 6
+
+
+def _literal_table(allow_nan: bool, nan: bool, python: bool) -> dict[str, list[_Literal]]:
+    """The literals a value may be, by first character: (word, value, kind, the repair
+    that reading it reports or "").  ``nan``/``python``: the lenient kinds of that name."""
+    literals: dict[str, list[_Literal]] = {
+        c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
+    }
+    if allow_nan or nan:
+        for c, nan_entries in _nan_literals().items():
+            tag = "" if allow_nan else "nan"
+            literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
+    if python:
+        for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
+            literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
+    return literals
+
+
+def _odd_quote(
+    repairs: list[Repair], evs: list[PathEvent] | None, c: str, pos: int, what: str
+) -> None:
+    """Report a string or key (``what``) opened by a single or a curly quote ``c``."""
+    if c == "'":
+        _repair(repairs, evs, "single_quotes", pos, f"read a single-quoted {what}")
+    else:
+        _repair(repairs, evs, "curly_quotes", pos, f"read a curly-quoted {what}")
+
+
+def _close_verdict(s: str, j: int, eof: bool, stack: list[Any], text: str) -> int:
+    """Lenient: whether the quote before ``s[j]`` closes the string ``text`` (``CLOSE``), is
+    an unescaped quote inside it (``INNER``), is undecided yet, or is refused (see
+    :func:`unspool.core.quotes.decide_close`)."""
+    in_list = bool(stack) and type(stack[-1]) is list
+    return decide_close(
+        s,
+        j,
+        bool(stack) and not in_list,
+        eof,
+        in_list and PLAIN.fullmatch(text) is not None,
+    )
+
+
+def _string_cut(s: str, i: int, eof: bool, stack: list[Any]) -> int:
+    """missing_quote: whether the ``,`` ``]`` or ``}`` at ``s[i]`` inside a string value
+    ends it (``CLOSE``: its closing quote was missing), is text (``INNER``), or is
+    ``UNDECIDED`` yet."""
+    if s[i] == ",":
+        return missing_quote(s, i, bool(stack) and type(stack[-1]) is dict, eof)
+    if not stack:
+        return INNER
+    # '{"a": ["x]}' then the end: the closers were not text
+    j = lx.closer_tail(s, i).end()
+    if j < len(s) or j - i > lx.LOOKAHEAD:
+        return INNER
+    return CLOSE if eof else UNDECIDED
+
+
+def _comment_open(
+    s: str, i: int, base: int, repairs: list[Repair], evs: list[PathEvent] | None
+) -> str:
+    """At the ``#`` or ``/`` that opens a comment (with the character after it, or at
+    the end for ``#``): report it and return what ends it; an invalid opener is an error."""
+    opener = s[i + 1] if i + 1 < len(s) else "\n"
+    if s[i] == "#":
+        if opener not in " \t\r\n#!":
+            raise parse_error("Invalid comment", base + i + 1)
+        _repair(repairs, evs, "comment", base + i, "skipped a # comment")
+        return "\n"
+    if opener == "/" or opener == "*":
+        _repair(repairs, evs, "comment", base + i, "skipped a comment")
+        return "\n" if opener == "/" else "*/"
+    raise parse_error("Invalid comment", base + i + 1)
 
 
 _HOLD = -1  # _wrong_closer: undecided, hold the text for more
