@@ -740,10 +740,7 @@ class JsonStream:
                 c = s[i]
                 if state > _STRING:
                     if state == _FENCED:
-                        text = s[i:]
-                        tail.append(text)
-                        if evs is not None:
-                            evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                        _trailing(tail, evs, s[i:], base + i)
                         i = n
                         continue
                     if state == _END:
@@ -759,23 +756,14 @@ class JsonStream:
                             i += 1
                             continue
                         if ignore_trailing:
-                            text = s[i:]
-                            tail.append(text)
-                            if evs is not None:
-                                evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                            _trailing(tail, evs, s[i:], base + i)
                             i = n
                             continue
                         if c in WS:
                             i = ws_run(s, i).end()
                             continue
                         if k_space and c in lx.UNICODE_SPACES:
-                            _repair(
-                                repairs,
-                                evs,
-                                "unicode_space",
-                                base + i,
-                                "read a Unicode space as a blank",
-                            )
+                            _unicode_space(repairs, evs, base + i)
                             i += 1
                             continue
                         if (c == "/" or c == "#") and k_comment:
@@ -1001,9 +989,7 @@ class JsonStream:
                         state = _FENCED
                         continue
                 if k_space and c in lx.UNICODE_SPACES:
-                    _repair(
-                        repairs, evs, "unicode_space", base + i, "read a Unicode space as a blank"
-                    )
+                    _unicode_space(repairs, evs, base + i)
                     i += 1
                     continue
 
@@ -1247,17 +1233,12 @@ class JsonStream:
                         if max_tok is not None and j - i > max_tok:
                             raise _too_long("number", max_tok, pos)
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
-                            if s.startswith("-Infinity", i):
-                                if neg_inf_tag:
-                                    _repair(repairs, evs, neg_inf_tag, pos, "read -Infinity")
-                                val = float("-inf")
-                                i += 9
-                            elif n - i < 9 and "-Infinity".startswith(s[i:]):
+                            if not _neg_infinity(s, i, pos, neg_inf_tag, repairs, evs):
                                 carry = s[i:]
                                 i = n
                                 continue
-                            else:
-                                raise parse_error("Invalid literal", pos)
+                            val = float("-inf")
+                            i += 9
                         elif k_token and s[j] == "/" and j + 1 >= n and not eof:
                             nbuf = tok  # "1/3" or a comment after 1: the next character says
                             n_pos = pos
@@ -1743,6 +1724,33 @@ def _comment_open(
     raise parse_error("Invalid comment", base + i + 1)
 
 
+def _trailing(tail: list[str], evs: list[PathEvent] | None, text: str, pos: int) -> None:
+    """Keep ``text`` that followed the root value (trailing="ignore") and report it."""
+    tail.append(text)
+    if evs is not None:
+        evs.append(_new_event(Skipped, ("trailing", pos, text)))
+
+
+def _unicode_space(repairs: list[Repair], evs: list[PathEvent] | None, pos: int) -> None:
+    """Report a Unicode space read as a blank (unicode_space)."""
+    _repair(repairs, evs, "unicode_space", pos, "read a Unicode space as a blank")
+
+
+def _neg_infinity(
+    s: str, i: int, pos: int, tag: str, repairs: list[Repair], evs: list[PathEvent] | None
+) -> bool:
+    """At a ``-`` followed by ``I`` (with NaN/Infinity allowed): True when ``-Infinity``
+    is there (reported as the repair ``tag`` unless it is ""), False while a cut-off
+    prefix of it ends the chunk; anything else is an error."""
+    if s.startswith("-Infinity", i):
+        if tag:
+            _repair(repairs, evs, tag, pos, "read -Infinity")
+        return True
+    if len(s) - i < 9 and "-Infinity".startswith(s[i:]):
+        return False
+    raise parse_error("Invalid literal", pos)
+
+
 _HOLD = -1  # _wrong_closer: undecided, hold the text for more
 _STRAY = 0  # a stray closer: drop it (extra_closer)
 _TYPO = 1  # a typo for the innermost container's closer: close it and read past
@@ -1848,7 +1856,7 @@ def _spaces_after(
     """Report the Unicode spaces a token's text ended with (``text[end:]``), if any."""
     for k in range(end, len(text)):
         if text[k] in lx.UNICODE_SPACES:
-            _repair(repairs, evs, "unicode_space", pos + k, "read a Unicode space as a blank")
+            _unicode_space(repairs, evs, pos + k)
             return
 
 
