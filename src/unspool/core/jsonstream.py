@@ -851,21 +851,11 @@ class JsonStream:
                                 i = j
                             if max_tok is not None and len(ubuf) > max_tok:
                                 raise _too_long("value", max_tok, u_pos)
-                            if (
-                                not stack
-                                and ubuf[0] not in NUM0
-                                and not literal_prefix(ubuf)
-                                and not is_atom(ubuf)
-                            ):
-                                raise parse_error("Expecting value", u_pos)  # prose at the root
+                            if not stack:
+                                _refuse_prose(ubuf, not (i >= n or s[i] == "/"), u_pos)
                             if i >= n or s[i] == "/":
                                 continue
                             u_word = False
-                            if not stack and ubuf[0] not in "0123456789" and not is_atom(ubuf):
-                                # the word ended without being a literal or number: whatever
-                                # follows, a root token led by a non-digit is refused, so refuse
-                                # it now rather than hold the rest of the line undecided
-                                raise parse_error("Expecting value", u_pos)
                             # "true false", "1 2": a blank ends a literal or number
                             j = i if s[i] in strip and is_atom(ubuf) else -1
                         else:
@@ -899,13 +889,7 @@ class JsonStream:
                         if glued and kind == "string" and k_mquote:
                             # '[a", "b"]': the quote glued to the word closes it (its opening
                             # quote was missing), never opens the next item
-                            _repair(
-                                repairs,
-                                evs,
-                                "missing_quote",
-                                base + i,
-                                "read a string whose opening quote was missing",
-                            )
+                            _glued_quote(repairs, evs, base + i, "string")
                             i += 1
                         _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
                         state = _AFTER if stack else _END
@@ -922,13 +906,7 @@ class JsonStream:
                         state = _COLON
                         if s[i] == '"' and k_mquote:
                             # '{a": 1}': the quote glued to the key closes it
-                            _repair(
-                                repairs,
-                                evs,
-                                "missing_quote",
-                                base + i,
-                                "read a key whose opening quote was missing",
-                            )
+                            _glued_quote(repairs, evs, base + i, "key")
                             i += 1
                         continue
 
@@ -1749,6 +1727,25 @@ def _neg_infinity(
     if len(s) - i < 9 and "-Infinity".startswith(s[i:]):
         return False
     raise parse_error("Invalid literal", pos)
+
+
+def _refuse_prose(word: str, ended: bool, pos: int) -> None:
+    """A root unquoted token's first word (``ended``: complete) that can only be prose
+    is refused at once ("Expecting value"): at the root a token must be a literal or a
+    number, or at least start with a digit."""
+    if word[0] not in lx.NUMBER_START and not literal_prefix(word) and not is_atom(word):
+        raise parse_error("Expecting value", pos)
+    if ended and word[0] not in "0123456789" and not is_atom(word):
+        # the word ended without being a literal or number: whatever follows, a root
+        # token led by a non-digit is refused, so refuse it now rather than hold the
+        # rest of the line undecided
+        raise parse_error("Expecting value", pos)
+
+
+def _glued_quote(repairs: list[Repair], evs: list[PathEvent] | None, pos: int, what: str) -> None:
+    """Report a quote glued to the end of an unquoted string or key (``what``) that
+    closes it: its opening quote was missing (missing_quote)."""
+    _repair(repairs, evs, "missing_quote", pos, f"read a {what} whose opening quote was missing")
 
 
 _HOLD = -1  # _wrong_closer: undecided, hold the text for more
