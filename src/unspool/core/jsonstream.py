@@ -445,6 +445,16 @@ class JsonStream:
     # ------------------------------------------------------------------ the machine
 
     def _machine(self) -> Generator[None, str | None, None]:
+        """The parser: one loop over the characters of the chunks sent in.
+
+        Each turn handles one step in the current state, in this order: the chunk
+        boundary (and the short loop of a streaming string value), inside a string,
+        the states past ``_STRING`` (number, unquoted token or key, comment, preamble,
+        after the root), blanks, after a value, a value, a key, the colon.  Then the
+        end of input.  The hot paths (string runs, numbers, structural characters) stay
+        inline; what repeats (:func:`_put`, :func:`_close`, :func:`_end_string`) and the
+        lenient decisions are the module's helper functions below the class.
+        """
         opts = self._opts
         skip_preamble = opts.skip_preamble
         allow_nan = opts.allow_inf_nan
