@@ -494,6 +494,7 @@ class JsonStream:
         word_root = root_word_run_us if k_space else root_word_run
 
         literals = _literal_table(allow_nan, k_nan, "python_literal" in kinds)
+        token_opts = (kinds, allow_nan, parse_float, parse_int, max_int)  # for _token
         neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
 
         ws_run = lx.ws_run
@@ -505,6 +506,9 @@ class JsonStream:
         str_run = lx.dq_run
         special: _Search = lx.dq_special  # finds what ends a run of plain string text
         value_quotes = _string_kinds(k_mquote)  # by opening character: see _string_kinds
+        quote_openers = (
+            '"' + ("'" if k_single else "") + (lx.CURLY_DOUBLE + lx.CURLY_SINGLE if k_curly else "")
+        )
         key_quotes = _string_kinds(False)
 
         stack: list[Any] = []  # open containers, innermost last
@@ -883,19 +887,7 @@ class JsonStream:
                         glued = len(tok) == len(ubuf) and s[i] == '"'
                         spaced = ubuf if k_space else ""
                         ubuf = ""
-                        val, kind = _token(
-                            tok,
-                            spaced,
-                            not stack,
-                            kinds,
-                            allow_nan,
-                            parse_float,
-                            parse_int,
-                            max_int,
-                            u_pos,
-                            repairs,
-                            evs,
-                        )
+                        val, kind = _token(tok, spaced, not stack, token_opts, u_pos, repairs, evs)
                         if glued and kind == "string" and k_mquote:
                             # '[a", "b"]': the quote glued to the word closes it (its opening
                             # quote was missing), never opens the next item
@@ -1086,11 +1078,7 @@ class JsonStream:
                         i += 1
                         state = _AFTER if stack else _END
                         continue
-                    if (
-                        c == '"'
-                        or (c == "'" and k_single)
-                        or (k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE))
-                    ):
+                    if c in quote_openers:
                         if c != '"':
                             _odd_quote(repairs, evs, c, base + i, "string")
                         # fast path: the whole string is in this chunk
@@ -1289,11 +1277,7 @@ class JsonStream:
 
                 # ---------------------------------------------------------- a key
                 if state in (_KEY_FIRST, _KEY):
-                    if (
-                        c == '"'
-                        or (c == "'" and k_single)
-                        or (k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE))
-                    ):
+                    if c in quote_openers:
                         if c != '"':
                             _odd_quote(repairs, evs, c, base + i, "key")
                         elif s.find('"', i + 1) >= 0:
@@ -1413,17 +1397,7 @@ class JsonStream:
             tok = ubuf.rstrip(strip)
             if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
                 val, kind = _token(
-                    tok,
-                    ubuf if k_space else "",
-                    not stack,
-                    kinds,
-                    allow_nan,
-                    parse_float,
-                    parse_int,
-                    max_int,
-                    u_pos,
-                    repairs,
-                    evs,
+                    tok, ubuf if k_space else "", not stack, token_opts, u_pos, repairs, evs
                 )
                 _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
         elif state == _NUMBER:
@@ -1799,19 +1773,16 @@ def _token(
     tok: str,
     spaced: str,
     at_root: bool,
-    kinds: frozenset[str],
-    allow_nan: bool,
-    parse_float: Callable[[str], Any],
-    parse_int: Callable[[str], Any],
-    max_int: int,
+    opts: tuple[frozenset[str], bool, Callable[[str], Any], Callable[[str], Any], int],
     pos: int,
     repairs: list[Repair],
     evs: list[PathEvent] | None,
 ) -> tuple[Any, str]:
     """Decide an unquoted token (lenient): its value and kind, after reporting its
     repairs (``spaced``: the token's text with the Unicode spaces that ended it, or "").
+    ``opts``: the lenient kinds, allow_inf_nan, parse_float, parse_int, max_int_digits.
     A refused token, and prose at the root, is "Expecting value"."""
-    val, kind, tag = token_value(tok, kinds, allow_nan, parse_float, parse_int, max_int, pos)
+    val, kind, tag = token_value(tok, *opts, pos)
     if not kind or (kind == "string" and at_root and tok[0] not in "0123456789"):
         # refused; and prose at the root is not a value ("Sure! ...")
         raise parse_error("Expecting value", pos)
