@@ -989,10 +989,17 @@ class JsonStream:
                         state = _KEY
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
+                        # the common close, inline (see _close)
+                        stack.pop()
+                        if top is rlist:
+                            shift += len(top)
+                            top.clear()  # release_items: every item went out with its ValueEnd
+                        if evs is not None:
+                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
                         i += 1
                         if not stack:
                             state = _END
+                            self._complete = True
                         continue
                     if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
