@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
@@ -91,11 +91,28 @@ _FAST_MIN = 256  # the C scanner is tried on a container when this much input is
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
 
 
-def _nan_literals() -> dict[str, list[tuple[str, Any, str, str]]]:
+_Literal = tuple[str, Any, str, str]
+
+
+def _nan_literals() -> dict[str, list[_Literal]]:
     return {
         "N": [("NaN", float("nan"), "number", "nan")],
         "I": [("Infinity", float("inf"), "number", "nan")],
     }
+
+
+class _Options(NamedTuple):
+    """A parser's options after validation, by name (the machine reads them into locals once)."""
+
+    skip_preamble: bool
+    trailing: str  # "error" or "ignore"
+    allow_inf_nan: bool
+    max_depth: int
+    max_token_chars: int | None
+    max_document_chars: int | None
+    max_int_digits: int
+    parse_float: Callable[[str], Any] | None
+    parse_int: Callable[[str], Any] | None
 
 
 class JsonStream:
@@ -188,16 +205,16 @@ class JsonStream:
         if max_depth < 1:
             raise ValueError("max_depth must be at least 1")
         self._kinds: frozenset[str] = kinds
-        self._opts = (
-            skip_preamble,
-            trailing,
-            allow_inf_nan,
-            max_depth,
-            max_token_chars,
-            max_document_chars,
-            max_int_digits,
-            parse_float,
-            parse_int,
+        self._opts = _Options(
+            skip_preamble=skip_preamble,
+            trailing=trailing,
+            allow_inf_nan=allow_inf_nan,
+            max_depth=max_depth,
+            max_token_chars=max_token_chars,
+            max_document_chars=max_document_chars,
+            max_int_digits=max_int_digits,
+            parse_float=parse_float,
+            parse_int=parse_int,
         )
         self._events: list[PathEvent] | None = [] if events else None
         self._release = release_items
@@ -267,7 +284,7 @@ class JsonStream:
             raise RuntimeError("feed() after finish()")
         text = self._decode(chunk)
         if text:
-            limit = self._opts[5]
+            limit = self._opts.max_document_chars
             if limit is not None and self._pos + len(text) > limit:
                 head = text[: limit - self._pos]
                 if head:
@@ -357,7 +374,7 @@ class JsonStream:
                 raise TypeError("cannot mix str and bytes chunks in one stream")
             if self._mode is None:
                 self._mode = str
-                self._fast = self._opts[5] is None
+                self._fast = self._opts.max_document_chars is None
             return chunk  # type: ignore[return-value]
         if isinstance(chunk, (bytes, bytearray, memoryview)):
             if self._mode is str:
@@ -399,9 +416,11 @@ class JsonStream:
     def _c_scanner(self) -> Callable[[str, int], tuple[Any, int]] | None:
         """The stdlib's C scanner configured like this parser, or None when it cannot
         honour the options (events, lenient, token limits)."""
-        (_, _, allow_nan, _, max_tok, _, max_int, parse_float, parse_int) = self._opts
-        if self._events is not None or self._kinds or max_tok is not None:
+        opts = self._opts
+        if self._events is not None or self._kinds or opts.max_token_chars is not None:
             return None
+        max_int = opts.max_int_digits
+        parse_int = opts.parse_int
 
         def reject_constant(name: str) -> Any:
             raise ValueError(name)
@@ -416,9 +435,9 @@ class JsonStream:
 
             parse_int = parse_int_limited
         decoder = JSONDecoder(
-            parse_float=parse_float,
+            parse_float=opts.parse_float,
             parse_int=parse_int,
-            parse_constant=None if allow_nan else reject_constant,
+            parse_constant=None if opts.allow_inf_nan else reject_constant,
             strict=True,
         )
         return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
@@ -426,26 +445,31 @@ class JsonStream:
     # ------------------------------------------------------------------ the machine
 
     def _machine(self) -> Generator[None, str | None, None]:
-        (
-            skip_preamble,
-            trailing,
-            allow_nan,
-            max_depth_,
-            max_tok,
-            _,
-            max_int,
-            parse_float,
-            parse_int,
-        ) = self._opts
+        """The parser: one loop over the characters of the chunks sent in.
+
+        Each turn handles one step in the current state, in this order: the chunk
+        boundary (and the short loop of a streaming string value), inside a string,
+        the states past ``_STRING`` (number, unquoted token or key, comment, preamble,
+        after the root), blanks, after a value, a value, a key, the colon.  Then the
+        end of input.  The hot paths (string runs, numbers, structural characters) stay
+        inline; what repeats (:func:`_put`, :func:`_close`, :func:`_end_string`) and the
+        lenient decisions are the module's helper functions below the class.
+        """
+        opts = self._opts
+        skip_preamble = opts.skip_preamble
+        allow_nan = opts.allow_inf_nan
+        max_depth_ = opts.max_depth
+        max_tok = opts.max_token_chars
+        max_int = opts.max_int_digits
         kinds = self._kinds
         lenient = bool(kinds)
         evs = self._events
         repairs = self._repairs
         tail = self._tail
-        parse_float = parse_float or float
-        parse_int = parse_int or int
+        parse_float = opts.parse_float or float
+        parse_int = opts.parse_int or int
         scan_once = self._c_scanner()
-        ignore_trailing = trailing == "ignore"
+        ignore_trailing = opts.trailing == "ignore"
 
         k_trailing_comma = "trailing_comma" in kinds
         k_single = "single_quotes" in kinds
@@ -469,16 +493,8 @@ class JsonStream:
         word_in = token_word_run_us if k_space else token_word_run
         word_root = root_word_run_us if k_space else root_word_run
 
-        literals: dict[str, list[tuple[str, Any, str, str]]] = {
-            c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
-        }
-        if allow_nan or k_nan:
-            for c, nan_entries in _nan_literals().items():
-                tag = "" if allow_nan else "nan"
-                literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
-        if "python_literal" in kinds:
-            for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
-                literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
+        literals = _literal_table(allow_nan, k_nan, "python_literal" in kinds)
+        token_opts = (kinds, allow_nan, parse_float, parse_int, max_int)  # for _token
         neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
 
         ws_run = lx.ws_run
@@ -488,7 +504,12 @@ class JsonStream:
         NUM0 = lx.NUMBER_START
         escapes = lx.LENIENT_ESCAPES if k_single else lx.ESCAPES
         str_run = lx.dq_run
-        special = lx.dq_special  # finds what ends a run of plain double-quoted string text
+        special: _Search = lx.dq_special  # finds what ends a run of plain string text
+        value_quotes = _string_kinds(k_mquote)  # by opening character: see _string_kinds
+        quote_openers = (
+            '"' + ("'" if k_single else "") + (lx.CURLY_DOUBLE + lx.CURLY_SINGLE if k_curly else "")
+        )
+        key_quotes = _string_kinds(False)
 
         stack: list[Any] = []  # open containers, innermost last
         val: Any = None
@@ -584,9 +605,7 @@ class JsonStream:
                                 break
                             sbuf += s
                             if max_tok is not None and len(sbuf) > max_tok:
-                                raise parse_error(
-                                    f"string longer than max_token_chars={max_tok}", s_pos, True
-                                )
+                                raise _too_long("string", max_tok, s_pos)
                         if s is None:
                             break
                         continue
@@ -608,14 +627,6 @@ class JsonStream:
                         carry = ""
                     n = len(s)
                     i = 0
-                    if state == _STRING and not is_key:
-                        # release the slot so the string can grow in place
-                        if s_key is not None:
-                            s_cont[s_key] = ""
-                        elif s_cont is not None:
-                            s_cont[-1] = ""
-                        else:
-                            self._root = ""
                     continue
 
                 # ---------------------------------------------------------- inside a string
@@ -630,14 +641,7 @@ class JsonStream:
                         c = s[i]
                         if c == quote or c in qalt:
                             if (k_inner or qalt) and not is_key:
-                                in_list = bool(stack) and type(stack[-1]) is list
-                                verdict = decide_close(
-                                    s,
-                                    i + 1,
-                                    bool(stack) and not in_list,
-                                    eof,
-                                    in_list and PLAIN.fullmatch(sbuf) is not None,
-                                )
+                                verdict = _close_verdict(s, i + 1, eof, stack, sbuf)
                                 if verdict == UNDECIDED:
                                     carry = s[i:]
                                     i = n
@@ -660,23 +664,13 @@ class JsonStream:
                                     continue
                             i += 1
                             if max_tok is not None and len(sbuf) > max_tok:
-                                raise parse_error(
-                                    f"string longer than max_token_chars={max_tok}", s_pos, True
-                                )
+                                raise _too_long("string", max_tok, s_pos)
                             if is_key:
                                 key = sbuf
                                 state = _COLON
                             else:
-                                _set_slot(self, s_cont, s_key, sbuf)
-                                if evs is not None:
-                                    if len(sbuf) > d_start:
-                                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
-                                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
-                                if stack:
-                                    state = _AFTER
-                                else:
-                                    state = _END
-                                    self._complete = True
+                                _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
+                                state = _AFTER if stack else _END
                             sbuf = ""
                             s_cont = None
                             break
@@ -687,52 +681,13 @@ class JsonStream:
                                 break
                             e = s[i + 1]
                             if e == "u":
-                                hexpart = s[i + 2 : i + 6]
-                                for off, h in enumerate(hexpart):
-                                    if h not in lx.HEX:
-                                        if not k_escape:
-                                            raise parse_error(
-                                                "Invalid \\uXXXX escape", base + i + 2 + off
-                                            )
-                                        hexpart = ""
-                                        break
-                                if not hexpart and k_escape and s[i + 2 : i + 3]:
-                                    _repair(
-                                        repairs, evs, "invalid_escape", base + i, "kept \\u as text"
-                                    )
-                                    sbuf += "\\u"
-                                    i += 2
-                                    continue
-                                if len(hexpart) < 4:
+                                text, k = _u_escape(s, i, base, k_escape, escapes, repairs, evs)
+                                if not k:
                                     carry = s[i:]
                                     i = n
                                     break
-                                cp = int(hexpart, 16)
-                                if 0xD800 <= cp <= 0xDBFF:
-                                    nxt = s[i + 6 : i + 12]
-                                    if (
-                                        len(nxt) == 6
-                                        and nxt[:2] == "\\u"
-                                        and all(h in lx.HEX for h in nxt[2:])
-                                        and 0xDC00 <= int(nxt[2:], 16) <= 0xDFFF
-                                    ):
-                                        low = int(nxt[2:], 16)
-                                        sbuf += chr(
-                                            0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
-                                        )
-                                        i += 12
-                                        continue
-                                    if len(nxt) < 6 and maybe_low_surrogate(nxt):
-                                        carry = s[i:]
-                                        i = n
-                                        break
-                                    # a lone high surrogate: but a broken escape after it
-                                    # fails first, so the partial never shows the held half
-                                    bad = bad_escape_at(nxt, escapes)
-                                    if not k_escape and 0 <= bad <= low_surrogate_prefix_len(nxt):
-                                        raise parse_error("Invalid \\escape", base + i + 6 + bad)
-                                sbuf += chr(cp)
-                                i += 6
+                                sbuf += text
+                                i += k
                                 continue
                             dec = escapes.get(e)
                             if dec is None:
@@ -770,24 +725,8 @@ class JsonStream:
                             sbuf += c
                             i += 1
                             continue
-                        if (c == "]" or c == "}") and k_mquote and not is_key and stack:
-                            # '{"a": ["x]}' then the end: the closers were not text
-                            j = lx.closer_tail(s, i).end()
-                            if j < n or j - i > lx.LOOKAHEAD:
-                                verdict = INNER
-                            elif not eof:
-                                carry = s[i:]
-                                i = n
-                                break
-                            else:
-                                verdict = CLOSE
-                        elif c == "," and k_mquote and not is_key:
-                            verdict = missing_quote(
-                                s, i, bool(stack) and type(stack[-1]) is dict, eof
-                            )
-                        else:
-                            verdict = INNER
-                        if verdict != INNER:
+                        if k_mquote and not is_key and (c == "," or c == "]" or c == "}"):
+                            verdict = _string_cut(s, i, eof, stack)
                             if verdict == UNDECIDED:
                                 carry = s[i:]
                                 i = n
@@ -800,16 +739,8 @@ class JsonStream:
                                     base + i,
                                     "closed a string whose closing quote was missing",
                                 )
-                                _set_slot(self, s_cont, s_key, sbuf)
-                                if evs is not None:
-                                    if len(sbuf) > d_start:
-                                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
-                                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
-                                if stack:
-                                    state = _AFTER
-                                else:
-                                    state = _END
-                                    self._complete = True
+                                _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
+                                state = _AFTER if stack else _END
                                 sbuf = ""
                                 s_cont = None
                                 break
@@ -817,18 +748,13 @@ class JsonStream:
                         sbuf += c
                         i += 1
                     if max_tok is not None and len(sbuf) > max_tok:
-                        raise parse_error(
-                            f"string longer than max_token_chars={max_tok}", s_pos, True
-                        )
+                        raise _too_long("string", max_tok, s_pos)
                     continue
 
                 c = s[i]
                 if state > _STRING:
                     if state == _FENCED:
-                        text = s[i:]
-                        tail.append(text)
-                        if evs is not None:
-                            evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                        _trailing(tail, evs, s[i:], base + i)
                         i = n
                         continue
                     if state == _END:
@@ -844,23 +770,14 @@ class JsonStream:
                             i += 1
                             continue
                         if ignore_trailing:
-                            text = s[i:]
-                            tail.append(text)
-                            if evs is not None:
-                                evs.append(new_event(Skipped, ("trailing", base + i, text)))
+                            _trailing(tail, evs, s[i:], base + i)
                             i = n
                             continue
                         if c in WS:
                             i = ws_run(s, i).end()
                             continue
                         if k_space and c in lx.UNICODE_SPACES:
-                            _repair(
-                                repairs,
-                                evs,
-                                "unicode_space",
-                                base + i,
-                                "read a Unicode space as a blank",
-                            )
+                            _unicode_space(repairs, evs, base + i)
                             i += 1
                             continue
                         if (c == "/" or c == "#") and k_comment:
@@ -894,9 +811,7 @@ class JsonStream:
                         nbuf += s[i:j]
                         i = j
                         if max_tok is not None and len(nbuf) > max_tok:
-                            raise parse_error(
-                                f"number longer than max_token_chars={max_tok}", n_pos, True
-                            )
+                            raise _too_long("number", max_tok, n_pos)
                         if i >= n:
                             continue
                         if k_token and s[i] == "/" and i + 1 >= n and not eof:
@@ -906,16 +821,11 @@ class JsonStream:
                         if k_token and (
                             s[i] not in NUMBER_END
                             or (s[i] == "/" and s[i + 1 : i + 2] not in ("/", "*", ""))
+                            or not _whole_number(nbuf)
                         ):
-                            ubuf = nbuf  # "12abc": the number was the start of a token
-                            u_pos = n_pos
-                            u_word = True
-                            nbuf = ""
-                            state = _UVAL
-                            continue
-                        if k_token and not _whole_number(nbuf):
-                            # "01", "1." or "-" at a chunk's end: decided as a token, as
-                            # when the same text arrives in one chunk
+                            # "12abc": the number was the start of a token; "01", "1." or
+                            # "-" at a chunk's end: decided as a token, as when the same
+                            # text arrives in one chunk
                             ubuf = nbuf
                             u_pos = n_pos
                             u_word = True
@@ -924,26 +834,12 @@ class JsonStream:
                             continue
                         val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
+                        _put(self, stack, cpaths, key, shift, rlist, evs, val, "number", True)
                         if stack:
-                            top = stack[-1]
-                            if type(top) is list:
-                                if evs is not None:
-                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                                top.append(val)
-                            else:
-                                if evs is not None:
-                                    p = (*cpaths[-1], key)
-                                top[key] = val
                             state = _AFTER
                         else:
-                            p = ()
-                            self._root = val
                             state = _END
-                            self._complete = True
                             glue = True
-                        if evs is not None:
-                            evs.append(new_event(ValueStart, (p, "number")))
-                            evs.append(new_event(ValueEnd, (p, val)))
                         continue
 
                     if state == _UVAL:
@@ -968,24 +864,12 @@ class JsonStream:
                                 ubuf += s[i:j]
                                 i = j
                             if max_tok is not None and len(ubuf) > max_tok:
-                                raise parse_error(
-                                    f"value longer than max_token_chars={max_tok}", u_pos, True
-                                )
-                            if (
-                                not stack
-                                and ubuf[0] not in NUM0
-                                and not literal_prefix(ubuf)
-                                and not is_atom(ubuf)
-                            ):
-                                raise parse_error("Expecting value", u_pos)  # prose at the root
+                                raise _too_long("value", max_tok, u_pos)
+                            if not stack:
+                                _refuse_prose(ubuf, not (i >= n or s[i] == "/"), u_pos)
                             if i >= n or s[i] == "/":
                                 continue
                             u_word = False
-                            if not stack and ubuf[0] not in "0123456789" and not is_atom(ubuf):
-                                # the word ended without being a literal or number: whatever
-                                # follows, a root token led by a non-digit is refused, so refuse
-                                # it now rather than hold the rest of the line undecided
-                                raise parse_error("Expecting value", u_pos)
                             # "true false", "1 2": a blank ends a literal or number
                             j = i if s[i] in strip and is_atom(ubuf) else -1
                         else:
@@ -996,59 +880,21 @@ class JsonStream:
                                 ubuf += s[i:j]
                                 i = j
                             if max_tok is not None and len(ubuf) > max_tok:
-                                raise parse_error(
-                                    f"value longer than max_token_chars={max_tok}", u_pos, True
-                                )
+                                raise _too_long("value", max_tok, u_pos)
                             if i >= n or s[i] == "/":
                                 continue
                         tok = ubuf.rstrip(strip)
                         glued = len(tok) == len(ubuf) and s[i] == '"'
                         spaced = ubuf if k_space else ""
                         ubuf = ""
-                        val, kind, tag = token_value(
-                            tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
-                        )
-                        if not kind or (
-                            kind == "string" and not stack and tok[0] not in "0123456789"
-                        ):
-                            # refused; and prose at the root is not a value ("Sure! ...")
-                            raise parse_error("Expecting value", u_pos)
-                        if tag:
-                            _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
-                        if spaced:
-                            _spaces_after(repairs, evs, spaced, len(tok), u_pos)
+                        val, kind = _token(tok, spaced, not stack, token_opts, u_pos, repairs, evs)
                         if glued and kind == "string" and k_mquote:
                             # '[a", "b"]': the quote glued to the word closes it (its opening
                             # quote was missing), never opens the next item
-                            _repair(
-                                repairs,
-                                evs,
-                                "missing_quote",
-                                base + i,
-                                "read a string whose opening quote was missing",
-                            )
+                            _glued_quote(repairs, evs, base + i, "string")
                             i += 1
-                        if stack:
-                            top = stack[-1]
-                            if type(top) is list:
-                                if evs is not None:
-                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                                top.append(val)
-                            else:
-                                if evs is not None:
-                                    p = (*cpaths[-1], key)
-                                top[key] = val
-                            state = _AFTER
-                        else:
-                            p = ()
-                            self._root = val
-                            state = _END
-                            self._complete = True
-                        if evs is not None:
-                            evs.append(new_event(ValueStart, (p, kind)))
-                            if kind == "string" and val:
-                                evs.append(new_event(StringDelta, (p, val)))
-                            evs.append(new_event(ValueEnd, (p, val)))
+                        _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
+                        state = _AFTER if stack else _END
                         continue
 
                     if state == _UKEY:
@@ -1062,13 +908,7 @@ class JsonStream:
                         state = _COLON
                         if s[i] == '"' and k_mquote:
                             # '{a": 1}': the quote glued to the key closes it
-                            _repair(
-                                repairs,
-                                evs,
-                                "missing_quote",
-                                base + i,
-                                "read a key whose opening quote was missing",
-                            )
+                            _glued_quote(repairs, evs, base + i, "key")
                             i += 1
                         continue
 
@@ -1080,19 +920,8 @@ class JsonStream:
                                 i = n
                                 state = comment_ret
                                 continue
-                            opener = s[i + 1] if i + 1 < n else "\n"
-                            if s[i] == "#":
-                                if opener not in " \t\r\n#!":
-                                    raise parse_error("Invalid comment", base + i + 1)
-                                comment_end = "\n"
-                                _repair(repairs, evs, "comment", base + i, "skipped a # comment")
-                                i += 1
-                            elif opener == "/" or opener == "*":
-                                comment_end = "\n" if opener == "/" else "*/"
-                                _repair(repairs, evs, "comment", base + i, "skipped a comment")
-                                i += 2
-                            else:
-                                raise parse_error("Invalid comment", base + i + 1)
+                            comment_end = _comment_open(s, i, base, repairs, evs)
+                            i += 1 if s[i] == "#" else 2
                         found = s.find(comment_end, i)
                         if found < 0:
                             if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
@@ -1140,9 +969,7 @@ class JsonStream:
                         state = _FENCED
                         continue
                 if k_space and c in lx.UNICODE_SPACES:
-                    _repair(
-                        repairs, evs, "unicode_space", base + i, "read a Unicode space as a blank"
-                    )
+                    _unicode_space(repairs, evs, base + i)
                     i += 1
                     continue
 
@@ -1162,6 +989,7 @@ class JsonStream:
                         state = _KEY
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
+                        # the common close, inline (see _close)
                         stack.pop()
                         if top is rlist:
                             shift += len(top)
@@ -1185,51 +1013,23 @@ class JsonStream:
                         and type(stack[-2]) is list
                     ):
                         # '[{"i": 1{"i": 2}]': the object's closer is missing before the next
-                        stack.pop()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         _repair(
                             repairs, evs, "mismatched_closer", base + i, "closed an object before {"
                         )
                         continue
                     if k_closer and c in "]}":
                         # "[{"a": 1]" or "{"a": [1}": the closer of the wrong kind
-                        k = lx.ws_upto(s, i + 1).end()
-                        if k >= n and not eof and k - i <= lx.LOOKAHEAD:
+                        verdict = _wrong_closer(s, i, eof, stack, c, k_extra)
+                        if verdict == _HOLD:
                             carry = s[i:]
                             i = n
                             continue
-                        want = list if c == "]" else dict
-                        deeper = any(type(x) is want for x in stack)
-                        typo = not deeper or (k < n and s[k] == ",")
-                        if (
-                            deeper
-                            and typo
-                            and len(stack) > 2
-                            and type(stack[-2]) is want
-                            and type(stack[-3]) is not want
-                        ):
-                            # '{"a": [{"k": 1], "b": 2}': after the comma a key (or, for
-                            # '[{"a": [1}, {"b": 2}]', an item) says the closer was the
-                            # outer one's and the inner closer was missing
-                            member = _next_member(s, k + 1, eof)
-                            if member == UNDECIDED:
-                                carry = s[i:]
-                                i = n
-                                continue
-                            if member == (_KEY_NEXT if want is list else _ITEM_NEXT):
-                                typo = False
-                        if not deeper and k < n and s[k] == "," and k_extra:
-                            # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
+                        if verdict == _STRAY:
                             _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
                             i += 1
                             continue
-                        stack.pop()
-                        if top is rlist:
-                            shift += len(top)
-                            top.clear()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         _repair(
                             repairs,
                             evs,
@@ -1237,12 +1037,11 @@ class JsonStream:
                             base + i,
                             f"closed {'an object' if type(top) is dict else 'an array'} at {c}",
                         )
-                        if typo:
+                        if verdict == _TYPO:
                             i += 1  # a typo for the right closer: the document goes on after it
                         # else the closer of an outer container: the inner one's was missing
                         if not stack:
                             state = _END
-                            self._complete = True
                         continue
                     if k_missing_comma and c not in "]}:,":
                         _repair(repairs, evs, "missing_comma", base + i, "inserted a missing comma")
@@ -1259,12 +1058,7 @@ class JsonStream:
                         if k_missing_value and stack and c in ",}":
                             # '"k": ,' or '"k": }': the value never came
                             _repair(repairs, evs, "missing_value", base + i, "read null")
-                            top = stack[-1]
-                            top[key] = None
-                            if evs is not None:
-                                p = (*cpaths[-1], key)
-                                evs.append(new_event(ValueStart, (p, "null")))
-                                evs.append(new_event(ValueEnd, (p, None)))
+                            _put(self, stack, cpaths, key, shift, rlist, evs, None, "null", True)
                             state = _AFTER
                             continue
                     elif c == "." or c == "\u2026":
@@ -1284,162 +1078,56 @@ class JsonStream:
                                 continue
                     elif c == "}" and k_closer:
                         # "[1, 2}": the array's closer mistyped
-                        top = stack[-1]
                         if state == _ELEM:
-                            if not k_trailing_comma:
-                                raise parse_error("Trailing comma before '}'", base + i)
-                            _repair(
-                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
-                            )
+                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
                         _repair(repairs, evs, "mismatched_closer", base + i, "closed an array at }")
-                        stack.pop()
-                        if top is rlist:
-                            shift += len(top)
-                            top.clear()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
-                        if stack:
-                            state = _AFTER
-                        else:
-                            state = _END
-                            self._complete = True
+                        state = _AFTER if stack else _END
                         continue
-                    if k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE):
-                        _repair(
-                            repairs, evs, "curly_quotes", base + i, "read a curly-quoted string"
-                        )
-                        if stack:
-                            top = stack[-1]
-                            s_cont = top
-                            if type(top) is list:
-                                if evs is not None:
-                                    s_path = (
-                                        *cpaths[-1],
-                                        len(top) + (shift if top is rlist else 0),
-                                    )
-                                top.append("")
-                                s_key = None
-                            else:
-                                if evs is not None:
-                                    s_path = (*cpaths[-1], key)
-                                top[key] = ""
-                                s_key = key
-                        else:
-                            s_cont = None
-                            s_key = None
-                            s_path = ()
-                            self._root = ""
-                        if evs is not None:
-                            evs.append(new_event(ValueStart, (s_path, "string")))
-                        state = _STRING
-                        is_key = False
-                        if c in lx.CURLY_DOUBLE:
-                            quote, qalt = '"', lx.CURLY_DOUBLE
-                            str_run, special = lx.curly_dq_run, lx.curly_dq_special
-                        else:
-                            quote, qalt = "'", lx.CURLY_SINGLE
-                            str_run, special = lx.curly_sq_run, lx.curly_sq_special
-                        sbuf = ""
-                        s_pos = base + i
-                        d_start = 0
-                        ctrl_seen = False
-                        i += 1
-                        continue
-                    if c == '"' or (c == "'" and k_single):
-                        if c == "'":
-                            _repair(
-                                repairs,
-                                evs,
-                                "single_quotes",
-                                base + i,
-                                "read a single-quoted string",
-                            )
+                    if c in quote_openers:
+                        if c != '"':
+                            _odd_quote(repairs, evs, c, base + i, "string")
                         # fast path: the whole string is in this chunk
-                        if c == '"' and s.find('"', i + 1) >= 0:
+                        elif s.find('"', i + 1) >= 0:
                             try:
                                 text, j = scanstring(s, i + 1, True)
                             except ValueError:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
-                                in_list = bool(stack) and type(stack[-1]) is list
                                 if (
                                     not (k_inner or k_mquote)
-                                    or decide_close(
-                                        s,
-                                        j,
-                                        bool(stack) and not in_list,
-                                        eof,
-                                        in_list and PLAIN.fullmatch(text) is not None,
-                                    )
-                                    == CLOSE
+                                    or _close_verdict(s, j, eof, stack, text) == CLOSE
                                 ):
                                     if max_tok is not None and len(text) > max_tok:
-                                        raise parse_error(
-                                            f"string longer than max_token_chars={max_tok}",
-                                            base + i,
-                                            True,
-                                        )
-                                    if stack:
-                                        top = stack[-1]
-                                        if type(top) is list:
-                                            if evs is not None:
-                                                p = (
-                                                    *cpaths[-1],
-                                                    len(top) + (shift if top is rlist else 0),
-                                                )
-                                            top.append(text)
-                                        else:
-                                            if evs is not None:
-                                                p = (*cpaths[-1], key)
-                                            top[key] = text
-                                        state = _AFTER
-                                    else:
-                                        p = ()
-                                        self._root = text
-                                        state = _END
-                                        self._complete = True
-                                    if evs is not None:
-                                        evs.append(new_event(ValueStart, (p, "string")))
-                                        if text:
-                                            evs.append(new_event(StringDelta, (p, text)))
-                                        evs.append(new_event(ValueEnd, (p, text)))
+                                        raise _too_long("string", max_tok, base + i)
+                                    _put(
+                                        self,
+                                        stack,
+                                        cpaths,
+                                        key,
+                                        shift,
+                                        rlist,
+                                        evs,
+                                        text,
+                                        "string",
+                                        True,
+                                    )
+                                    state = _AFTER if stack else _END
                                     i = j
                                     continue
                         # slow path: the string streams
                         if stack:
-                            top = stack[-1]
-                            s_cont = top
-                            if type(top) is list:
-                                if evs is not None:
-                                    s_path = (
-                                        *cpaths[-1],
-                                        len(top) + (shift if top is rlist else 0),
-                                    )
-                                top.append("")
-                                s_key = None
-                            else:
-                                if evs is not None:
-                                    s_path = (*cpaths[-1], key)
-                                top[key] = ""
-                                s_key = key
+                            s_cont = stack[-1]
+                            s_key = None if type(s_cont) is list else key
                         else:
-                            s_cont = None
-                            s_key = None
-                            s_path = ()
-                            self._root = ""
-                        if evs is not None:
-                            evs.append(new_event(ValueStart, (s_path, "string")))
+                            s_cont = s_key = None
+                        s_path = _put(
+                            self, stack, cpaths, key, shift, rlist, evs, "", "string", False
+                        )
                         state = _STRING
                         is_key = False
-                        quote = c
-                        qalt = ""
-                        if c == "'":
-                            str_run, special = lx.sq_run_lenient, lx.sq_special
-                        elif k_mquote:
-                            str_run, special = lx.dq_run_comma, lx.dq_special_comma
-                        else:
-                            str_run, special = lx.dq_run, lx.dq_special
+                        quote, qalt, str_run, special = value_quotes[c]
                         sbuf = ""
                         s_pos = base + i
                         d_start = 0
@@ -1461,68 +1149,42 @@ class JsonStream:
                                     or max_depth(val, budget) <= budget
                                 ):
                                     i = j
-                                    if stack:
-                                        top = stack[-1]
-                                        if type(top) is list:
-                                            top.append(val)
-                                        else:
-                                            top[key] = val
-                                        state = _AFTER
-                                    else:
-                                        self._root = val
-                                        state = _END
-                                        self._complete = True
+                                    # (no events: the scanner runs only without them)
+                                    _put(self, stack, cpaths, key, 0, None, None, val, "", True)
+                                    state = _AFTER if stack else _END
                                     continue
                         if depth >= max_depth_:
                             raise parse_error(
                                 f"nesting deeper than max_depth={max_depth_}", base + i, True
                             )
                         new: Any = {} if c == "{" else []
-                        if stack:
-                            top = stack[-1]
-                            if type(top) is list:
-                                if evs is not None:
-                                    p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                                top.append(new)
-                            else:
-                                if evs is not None:
-                                    p = (*cpaths[-1], key)
-                                top[key] = new
-                        else:
-                            p = ()
-                            self._root = new
-                            if release and c == "[":
-                                rlist = new
+                        p = _put(
+                            self,
+                            stack,
+                            cpaths,
+                            key,
+                            shift,
+                            rlist,
+                            evs,
+                            new,
+                            "object" if c == "{" else "array",
+                            False,
+                        )
                         if evs is not None:
-                            evs.append(
-                                new_event(ValueStart, (p, "object" if c == "{" else "array"))
-                            )
                             cpaths.append(p)
+                        if release and not stack and c == "[":
+                            rlist = new
                         stack.append(new)
                         state = _KEY_FIRST if c == "{" else _ELEM_FIRST
                         i += 1
                         continue
 
                     if c == "]" and state != _VALUE:
-                        top = stack[-1]
                         if state == _ELEM:
-                            if not k_trailing_comma:
-                                raise parse_error("Trailing comma before ']'", base + i)
-                            _repair(
-                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
-                            )
-                        stack.pop()
-                        if top is rlist:
-                            shift += len(top)
-                            top.clear()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
-                        if stack:
-                            state = _AFTER
-                        else:
-                            state = _END
-                            self._complete = True
+                        state = _AFTER if stack else _END
                         continue
 
                     # scalars: numbers and literals are visible only once complete
@@ -1546,29 +1208,20 @@ class JsonStream:
                                 i = n
                                 continue
                             if max_tok is not None and len(nbuf) > max_tok:
-                                raise parse_error(
-                                    f"number longer than max_token_chars={max_tok}", pos, True
-                                )
+                                raise _too_long("number", max_tok, pos)
                             state = _NUMBER
                             i = n
                             continue
                         tok = s[i:j]
                         if max_tok is not None and j - i > max_tok:
-                            raise parse_error(
-                                f"number longer than max_token_chars={max_tok}", pos, True
-                            )
+                            raise _too_long("number", max_tok, pos)
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
-                            if s.startswith("-Infinity", i):
-                                if neg_inf_tag:
-                                    _repair(repairs, evs, neg_inf_tag, pos, "read -Infinity")
-                                val = float("-inf")
-                                i += 9
-                            elif n - i < 9 and "-Infinity".startswith(s[i:]):
+                            if not _neg_infinity(s, i, pos, neg_inf_tag, repairs, evs):
                                 carry = s[i:]
                                 i = n
                                 continue
-                            else:
-                                raise parse_error("Invalid literal", pos)
+                            val = float("-inf")
+                            i += 9
                         elif k_token and s[j] == "/" and j + 1 >= n and not eof:
                             nbuf = tok  # "1/3" or a comment after 1: the next character says
                             n_pos = pos
@@ -1621,36 +1274,19 @@ class JsonStream:
                                 continue
                             longest = max((_common_prefix(rest, w) for w, *_ in entries), default=0)
                             raise parse_error("Expecting value", pos + longest)
-                    # attach a complete scalar
+                    _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
                     if stack:
-                        top = stack[-1]
-                        if type(top) is list:
-                            if evs is not None:
-                                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                            top.append(val)
-                        else:
-                            if evs is not None:
-                                p = (*cpaths[-1], key)
-                            top[key] = val
                         state = _AFTER
                     else:
-                        p = ()
-                        self._root = val
                         state = _END
-                        self._complete = True
                         glue = True
-                    if evs is not None:
-                        evs.append(new_event(ValueStart, (p, kind)))
-                        evs.append(new_event(ValueEnd, (p, val)))
                     continue
 
                 # ---------------------------------------------------------- a key
                 if state in (_KEY_FIRST, _KEY):
-                    if c == '"' or (c == "'" and k_single):
-                        if c == "'":
-                            _repair(
-                                repairs, evs, "single_quotes", base + i, "read a single-quoted key"
-                            )
+                    if c in quote_openers:
+                        if c != '"':
+                            _odd_quote(repairs, evs, c, base + i, "key")
                         elif s.find('"', i + 1) >= 0:
                             try:
                                 key, j = scanstring(s, i + 1, True)
@@ -1658,9 +1294,7 @@ class JsonStream:
                                 pass  # not closed cleanly in this chunk: read it incrementally
                             else:
                                 if max_tok is not None and len(key) > max_tok:
-                                    raise parse_error(
-                                        f"key longer than max_token_chars={max_tok}", base + i, True
-                                    )
+                                    raise _too_long("key", max_tok, base + i)
                                 i = j
                                 state = _COLON
                                 if i < n and s[i] == ":":  # the colon right after the key
@@ -1671,10 +1305,7 @@ class JsonStream:
                                 continue
                         state = _STRING
                         is_key = True
-                        quote = c
-                        qalt = ""
-                        str_run = lx.sq_run_lenient if c == "'" else lx.dq_run
-                        special = lx.sq_special if c == "'" else lx.dq_special
+                        quote, qalt, str_run, special = key_quotes[c]
                         sbuf = ""
                         s_pos = base + i
                         ctrl_seen = False
@@ -1682,20 +1313,10 @@ class JsonStream:
                         continue
                     if c == "}":
                         if state == _KEY:
-                            if not k_trailing_comma:
-                                raise parse_error("Trailing comma before '}'", base + i)
-                            _repair(
-                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
-                            )
-                        top = stack.pop()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
-                        if stack:
-                            state = _AFTER
-                        else:
-                            state = _END
-                            self._complete = True
+                        state = _AFTER if stack else _END
                         continue
                     if k_unquoted and (c in lx.IDENT_START or c in "0123456789"):
                         _repair(repairs, evs, "unquoted_key", base + i, "read an unquoted key")
@@ -1710,9 +1331,7 @@ class JsonStream:
                         and type(stack[-2]) is list
                     ):
                         # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
-                        top = stack.pop()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         _repair(
                             repairs, evs, "mismatched_closer", base + i, "closed an object before {"
                         )
@@ -1721,21 +1340,6 @@ class JsonStream:
                     if (c == "/" or c == "#") and k_comment:
                         comment_ret = state
                         state = _COMMENT
-                        continue
-                    if k_curly and (c in lx.CURLY_DOUBLE or c in lx.CURLY_SINGLE):
-                        _repair(repairs, evs, "curly_quotes", base + i, "read a curly-quoted key")
-                        state = _STRING
-                        is_key = True
-                        if c in lx.CURLY_DOUBLE:
-                            quote, qalt = '"', lx.CURLY_DOUBLE
-                            str_run, special = lx.curly_dq_run, lx.curly_dq_special
-                        else:
-                            quote, qalt = "'", lx.CURLY_SINGLE
-                            str_run, special = lx.curly_sq_run, lx.curly_sq_special
-                        sbuf = ""
-                        s_pos = base + i
-                        ctrl_seen = False
-                        i += 1
                         continue
                     if k_ellipsis and (c == "." or c == "\u2026"):
                         if c == "\u2026" or s.startswith("...", i):
@@ -1750,23 +1354,13 @@ class JsonStream:
                     if k_closer and c == "]":
                         # '{"a": 1, ]': the object's closer mistyped
                         if state == _KEY:
-                            if not k_trailing_comma:
-                                raise parse_error("Trailing comma before ']'", base + i)
-                            _repair(
-                                repairs, evs, "trailing_comma", base + i, "dropped a trailing comma"
-                            )
+                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
                         _repair(
                             repairs, evs, "mismatched_closer", base + i, "closed an object at ]"
                         )
-                        top = stack.pop()
-                        if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                        shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
-                        if stack:
-                            state = _AFTER
-                        else:
-                            state = _END
-                            self._complete = True
+                        state = _AFTER if stack else _END
                         continue
                     raise parse_error("Expecting property name enclosed in double quotes", base + i)
 
@@ -1800,75 +1394,24 @@ class JsonStream:
                 if carry == word:
                     if tag:
                         _repair(repairs, evs, tag, base, f"read {word}")
-                    self._root = wval
-                    self._complete = True
-                    if evs is not None:
-                        evs.append(new_event(ValueStart, ((), wkind)))
-                        evs.append(new_event(ValueEnd, ((), wval)))
+                    _put(self, stack, cpaths, key, shift, rlist, evs, wval, wkind, True)
         if state == _STRING and not is_key:
             if carry[:1] == quote:  # a lenient close that waited for lookahead
-                _set_slot(self, s_cont, s_key, sbuf)
-                if evs is not None:
-                    if len(sbuf) > d_start:
-                        evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
-                    evs.append(new_event(ValueEnd, (s_path, sbuf)))
-                if not stack:
-                    self._complete = True
+                _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
             else:
                 _set_slot(self, s_cont, s_key, sbuf)
         elif state == _UVAL:
-            tok = ubuf.rstrip(" \t" + (lx.UNICODE_SPACES if "unicode_space" in kinds else ""))
+            tok = ubuf.rstrip(strip)
             if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
-                val, kind, tag = token_value(
-                    tok, kinds, allow_nan, parse_float, parse_int, max_int, u_pos
+                val, kind = _token(
+                    tok, ubuf if k_space else "", not stack, token_opts, u_pos, repairs, evs
                 )
-                if not kind or (kind == "string" and not stack and tok[0] not in "0123456789"):
-                    raise parse_error("Expecting value", u_pos)
-                if kind:
-                    if tag:
-                        _repair(repairs, evs, tag, u_pos, MESSAGES[tag].format(tok=tok))
-                    if "unicode_space" in kinds:
-                        _spaces_after(repairs, evs, ubuf, len(tok), u_pos)
-                    if stack:
-                        top = stack[-1]
-                        if type(top) is list:
-                            if evs is not None:
-                                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                            top.append(val)
-                        else:
-                            if evs is not None:
-                                p = (*cpaths[-1], key)
-                            top[key] = val
-                    else:
-                        p = ()
-                        self._root = val
-                        self._complete = True
-                    if evs is not None:
-                        evs.append(new_event(ValueStart, (p, kind)))
-                        if kind == "string" and val:
-                            evs.append(new_event(StringDelta, (p, val)))
-                        evs.append(new_event(ValueEnd, (p, val)))
+                _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
         elif state == _NUMBER:
             m = lx.number_full(nbuf)
             if m is not None and m.end() == len(nbuf):
                 val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
-                if stack:
-                    top = stack[-1]
-                    if type(top) is list:
-                        if evs is not None:
-                            p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
-                        top.append(val)
-                    else:
-                        if evs is not None:
-                            p = (*cpaths[-1], key)
-                        top[key] = val
-                else:
-                    p = ()
-                    self._root = val
-                    self._complete = True
-                if evs is not None:
-                    evs.append(new_event(ValueStart, (p, "number")))
-                    evs.append(new_event(ValueEnd, (p, val)))
+                _put(self, stack, cpaths, key, shift, rlist, evs, val, "number", True)
         if rlist:
             k = len(rlist) - (len(stack) > 1 or (state == _STRING and not is_key))
             if k > 0:
@@ -1900,6 +1443,361 @@ def _repair(
     repairs.append(r)
     if evs is not None:
         evs.append(r)
+
+
+_new_event = tuple.__new__  # builds a path event without its Python-level __new__
+
+_Search = Callable[[str], "re.Match[str] | None"]
+_StringKind = tuple[str, str, lx.Run, _Search]
+
+
+def _string_kinds(comma: bool) -> dict[str, _StringKind]:
+    """By opening character: the quote that closes the string, the other characters
+    that may close it (a curly-quoted string), the match of a run of its plain text,
+    and the search for what ends such a run (``comma``: a comma or a closer may end a
+    double-quoted string, for missing_quote)."""
+    dq = (lx.dq_run_comma, lx.dq_special_comma) if comma else (lx.dq_run, lx.dq_special)
+    curly_dq: _StringKind = ('"', lx.CURLY_DOUBLE, lx.curly_dq_run, lx.curly_dq_special)
+    curly_sq: _StringKind = ("'", lx.CURLY_SINGLE, lx.curly_sq_run, lx.curly_sq_special)
+    kinds: dict[str, _StringKind] = {
+        '"': ('"', "", *dq),
+        "'": ("'", "", lx.sq_run_lenient, lx.sq_special),
+    }
+    kinds.update(dict.fromkeys(lx.CURLY_DOUBLE, curly_dq))
+    kinds.update(dict.fromkeys(lx.CURLY_SINGLE, curly_sq))
+    return kinds
+
+
+def _put(
+    parser: JsonStream,
+    stack: list[Any],
+    cpaths: list[Path],
+    key: Any,
+    shift: int,
+    rlist: Any,
+    evs: list[PathEvent] | None,
+    val: Any,
+    kind: str,
+    done: bool,
+) -> Path:
+    """Set a new value in the innermost open container (appended to an array, under
+    ``key`` in an object) or as the root, and report its ``ValueStart``.
+
+    ``done``: the value is complete; its end is reported too (after a ``StringDelta``
+    with the text of a non-empty string), and a root value completes the document.
+    Returns its path (``()`` when events are off: paths are built only for events).
+    ``shift`` counts the items released from the root array ``rlist`` (release_items).
+    """
+    p: Path = ()
+    if stack:
+        top = stack[-1]
+        if type(top) is list:
+            if evs is not None:
+                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
+            top.append(val)
+        else:
+            if evs is not None:
+                p = (*cpaths[-1], key)
+            top[key] = val
+    else:
+        parser._root = val
+        if done:
+            parser._complete = True
+    if evs is not None:
+        evs.append(_new_event(ValueStart, (p, kind)))
+        if done:
+            if kind == "string" and val:
+                evs.append(_new_event(StringDelta, (p, val)))
+            evs.append(_new_event(ValueEnd, (p, val)))
+    return p
+
+
+def _close(
+    parser: JsonStream,
+    stack: list[Any],
+    cpaths: list[Path],
+    evs: list[PathEvent] | None,
+    rlist: Any,
+    shift: int,
+) -> int:
+    """Close the innermost open container and report its ``ValueEnd``; a closed root
+    completes the document.  The root array of release_items is emptied first (each
+    item went out with its own ``ValueEnd``).  Returns the new count of released items."""
+    top = stack.pop()
+    if top is rlist:
+        shift += len(top)
+        top.clear()
+    if evs is not None:
+        evs.append(_new_event(ValueEnd, (cpaths.pop(), top)))
+    if not stack:
+        parser._complete = True
+    return shift
+
+
+def _end_string(
+    parser: JsonStream,
+    cont: Any,
+    key: Any,
+    text: str,
+    evs: list[PathEvent] | None,
+    path: Path,
+    reported: int,
+) -> None:
+    """A streamed string value closed: write it to its slot and report the text not
+    yet reported (past ``reported`` characters) and its ``ValueEnd``; a root string
+    (``cont`` None) completes the document."""
+    if cont is None:
+        parser._root = text
+        parser._complete = True
+    elif key is None:
+        cont[-1] = text
+    else:
+        cont[key] = text
+    if evs is not None:
+        if len(text) > reported:
+            evs.append(_new_event(StringDelta, (path, text[reported:])))
+        evs.append(_new_event(ValueEnd, (path, text)))
+
+
+def _too_long(what: str, limit: int, pos: int) -> MalformedJSON:
+    """The error for a string, key, number or unquoted value longer than max_token_chars."""
+    return parse_error(f"{what} longer than max_token_chars={limit}", pos, True)
+
+
+def _trailing_comma(
+    allowed: bool, repairs: list[Repair], evs: list[PathEvent] | None, pos: int, closer: str
+) -> None:
+    """A closer right after a comma: a trailing_comma repair when ``allowed``, else the error."""
+    if not allowed:
+        raise parse_error(f"Trailing comma before '{closer}'", pos)
+    _repair(repairs, evs, "trailing_comma", pos, "dropped a trailing comma")
+
+
+def _u_escape(
+    s: str,
+    i: int,
+    base: int,
+    lenient: bool,
+    escapes: dict[str, str],
+    repairs: list[Repair],
+    evs: list[PathEvent] | None,
+) -> tuple[str, int]:
+    """Decode the ``\\u`` escape at ``s[i]``: its text and how many characters it took,
+    or ``("", 0)`` while this chunk cannot decide it (hold ``s[i:]``).
+
+    A surrogate pair is read as one character.  A broken escape is an error, or with
+    ``lenient`` (invalid_escape) the ``\\u`` is kept as text and repaired.
+    """
+    hexpart = s[i + 2 : i + 6]
+    for off, h in enumerate(hexpart):
+        if h not in lx.HEX:
+            if not lenient:
+                raise parse_error("Invalid \\uXXXX escape", base + i + 2 + off)
+            hexpart = ""
+            break
+    if not hexpart and lenient and s[i + 2 : i + 3]:
+        _repair(repairs, evs, "invalid_escape", base + i, "kept \\u as text")
+        return "\\u", 2
+    if len(hexpart) < 4:
+        return "", 0
+    cp = int(hexpart, 16)
+    if 0xD800 <= cp <= 0xDBFF:
+        nxt = s[i + 6 : i + 12]
+        if (
+            len(nxt) == 6
+            and nxt[:2] == "\\u"
+            and all(h in lx.HEX for h in nxt[2:])
+            and 0xDC00 <= int(nxt[2:], 16) <= 0xDFFF
+        ):
+            low = int(nxt[2:], 16)
+            return chr(0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)), 12
+        if len(nxt) < 6 and maybe_low_surrogate(nxt):
+            return "", 0
+        # a lone high surrogate: but a broken escape after it fails first, so the
+        # partial never shows the held half
+        bad = bad_escape_at(nxt, escapes)
+        if not lenient and 0 <= bad <= low_surrogate_prefix_len(nxt):
+            raise parse_error("Invalid \\escape", base + i + 6 + bad)
+    return chr(cp), 6
+
+
+def _literal_table(allow_nan: bool, nan: bool, python: bool) -> dict[str, list[_Literal]]:
+    """The literals a value may be, by first character: (word, value, kind, the repair
+    that reading it reports or "").  ``nan``/``python``: the lenient kinds of that name."""
+    literals: dict[str, list[_Literal]] = {
+        c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
+    }
+    if allow_nan or nan:
+        for c, nan_entries in _nan_literals().items():
+            tag = "" if allow_nan else "nan"
+            literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
+    if python:
+        for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
+            literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
+    return literals
+
+
+def _odd_quote(
+    repairs: list[Repair], evs: list[PathEvent] | None, c: str, pos: int, what: str
+) -> None:
+    """Report a string or key (``what``) opened by a single or a curly quote ``c``."""
+    if c == "'":
+        _repair(repairs, evs, "single_quotes", pos, f"read a single-quoted {what}")
+    else:
+        _repair(repairs, evs, "curly_quotes", pos, f"read a curly-quoted {what}")
+
+
+def _close_verdict(s: str, j: int, eof: bool, stack: list[Any], text: str) -> int:
+    """Lenient: whether the quote before ``s[j]`` closes the string ``text`` (``CLOSE``), is
+    an unescaped quote inside it (``INNER``), is undecided yet, or is refused (see
+    :func:`unspool.core.quotes.decide_close`)."""
+    in_list = bool(stack) and type(stack[-1]) is list
+    return decide_close(
+        s,
+        j,
+        bool(stack) and not in_list,
+        eof,
+        in_list and PLAIN.fullmatch(text) is not None,
+    )
+
+
+def _string_cut(s: str, i: int, eof: bool, stack: list[Any]) -> int:
+    """missing_quote: whether the ``,`` ``]`` or ``}`` at ``s[i]`` inside a string value
+    ends it (``CLOSE``: its closing quote was missing), is text (``INNER``), or is
+    ``UNDECIDED`` yet."""
+    if s[i] == ",":
+        return missing_quote(s, i, bool(stack) and type(stack[-1]) is dict, eof)
+    if not stack:
+        return INNER
+    # '{"a": ["x]}' then the end: the closers were not text
+    j = lx.closer_tail(s, i).end()
+    if j < len(s) or j - i > lx.LOOKAHEAD:
+        return INNER
+    return CLOSE if eof else UNDECIDED
+
+
+def _comment_open(
+    s: str, i: int, base: int, repairs: list[Repair], evs: list[PathEvent] | None
+) -> str:
+    """At the ``#`` or ``/`` that opens a comment (with the character after it, or at
+    the end for ``#``): report it and return what ends it; an invalid opener is an error."""
+    opener = s[i + 1] if i + 1 < len(s) else "\n"
+    if s[i] == "#":
+        if opener not in " \t\r\n#!":
+            raise parse_error("Invalid comment", base + i + 1)
+        _repair(repairs, evs, "comment", base + i, "skipped a # comment")
+        return "\n"
+    if opener == "/" or opener == "*":
+        _repair(repairs, evs, "comment", base + i, "skipped a comment")
+        return "\n" if opener == "/" else "*/"
+    raise parse_error("Invalid comment", base + i + 1)
+
+
+def _trailing(tail: list[str], evs: list[PathEvent] | None, text: str, pos: int) -> None:
+    """Keep ``text`` that followed the root value (trailing="ignore") and report it."""
+    tail.append(text)
+    if evs is not None:
+        evs.append(_new_event(Skipped, ("trailing", pos, text)))
+
+
+def _unicode_space(repairs: list[Repair], evs: list[PathEvent] | None, pos: int) -> None:
+    """Report a Unicode space read as a blank (unicode_space)."""
+    _repair(repairs, evs, "unicode_space", pos, "read a Unicode space as a blank")
+
+
+def _neg_infinity(
+    s: str, i: int, pos: int, tag: str, repairs: list[Repair], evs: list[PathEvent] | None
+) -> bool:
+    """At a ``-`` followed by ``I`` (with NaN/Infinity allowed): True when ``-Infinity``
+    is there (reported as the repair ``tag`` unless it is ""), False while a cut-off
+    prefix of it ends the chunk; anything else is an error."""
+    if s.startswith("-Infinity", i):
+        if tag:
+            _repair(repairs, evs, tag, pos, "read -Infinity")
+        return True
+    if len(s) - i < 9 and "-Infinity".startswith(s[i:]):
+        return False
+    raise parse_error("Invalid literal", pos)
+
+
+def _refuse_prose(word: str, ended: bool, pos: int) -> None:
+    """A root unquoted token's first word (``ended``: complete) that can only be prose
+    is refused at once ("Expecting value"): at the root a token must be a literal or a
+    number, or at least start with a digit."""
+    if word[0] not in lx.NUMBER_START and not literal_prefix(word) and not is_atom(word):
+        raise parse_error("Expecting value", pos)
+    if ended and word[0] not in "0123456789" and not is_atom(word):
+        # the word ended without being a literal or number: whatever follows, a root
+        # token led by a non-digit is refused, so refuse it now rather than hold the
+        # rest of the line undecided
+        raise parse_error("Expecting value", pos)
+
+
+def _glued_quote(repairs: list[Repair], evs: list[PathEvent] | None, pos: int, what: str) -> None:
+    """Report a quote glued to the end of an unquoted string or key (``what``) that
+    closes it: its opening quote was missing (missing_quote)."""
+    _repair(repairs, evs, "missing_quote", pos, f"read a {what} whose opening quote was missing")
+
+
+_HOLD = -1  # _wrong_closer: undecided, hold the text for more
+_STRAY = 0  # a stray closer: drop it (extra_closer)
+_TYPO = 1  # a typo for the innermost container's closer: close it and read past
+_OUTER = 2  # an outer container's closer: close the innermost one, read the closer again
+
+
+def _wrong_closer(s: str, i: int, eof: bool, stack: list[Any], c: str, k_extra: bool) -> int:
+    """What a closer of the wrong kind after a value means (mismatched_closer):
+    ``_HOLD``, ``_STRAY``, ``_TYPO`` or ``_OUTER``."""
+    n = len(s)
+    k = lx.ws_upto(s, i + 1).end()
+    if k >= n and not eof and k - i <= lx.LOOKAHEAD:
+        return _HOLD
+    want = list if c == "]" else dict
+    deeper = any(type(x) is want for x in stack)
+    typo = not deeper or (k < n and s[k] == ",")
+    if (
+        deeper
+        and typo
+        and len(stack) > 2
+        and type(stack[-2]) is want
+        and type(stack[-3]) is not want
+    ):
+        # '{"a": [{"k": 1], "b": 2}': after the comma a key (or, for
+        # '[{"a": [1}, {"b": 2}]', an item) says the closer was the
+        # outer one's and the inner closer was missing
+        member = _next_member(s, k + 1, eof)
+        if member == UNDECIDED:
+            return _HOLD
+        if member == (_KEY_NEXT if want is list else _ITEM_NEXT):
+            typo = False
+    if not deeper and k < n and s[k] == "," and k_extra:
+        # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
+        return _STRAY
+    return _TYPO if typo else _OUTER
+
+
+def _token(
+    tok: str,
+    spaced: str,
+    at_root: bool,
+    opts: tuple[frozenset[str], bool, Callable[[str], Any], Callable[[str], Any], int],
+    pos: int,
+    repairs: list[Repair],
+    evs: list[PathEvent] | None,
+) -> tuple[Any, str]:
+    """Decide an unquoted token (lenient): its value and kind, after reporting its
+    repairs (``spaced``: the token's text with the Unicode spaces that ended it, or "").
+    ``opts``: the lenient kinds, allow_inf_nan, parse_float, parse_int, max_int_digits.
+    A refused token, and prose at the root, is "Expecting value"."""
+    val, kind, tag = token_value(tok, *opts, pos)
+    if not kind or (kind == "string" and at_root and tok[0] not in "0123456789"):
+        # refused; and prose at the root is not a value ("Sure! ...")
+        raise parse_error("Expecting value", pos)
+    if tag:
+        _repair(repairs, evs, tag, pos, MESSAGES[tag].format(tok=tok))
+    if spaced:
+        _spaces_after(repairs, evs, spaced, len(tok), pos)
+    return val, kind
 
 
 _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
@@ -1943,7 +1841,7 @@ def _spaces_after(
     """Report the Unicode spaces a token's text ended with (``text[end:]``), if any."""
     for k in range(end, len(text)):
         if text[k] in lx.UNICODE_SPACES:
-            _repair(repairs, evs, "unicode_space", pos + k, "read a Unicode space as a blank")
+            _unicode_space(repairs, evs, pos + k)
             return
 
 
