@@ -159,11 +159,11 @@ def test_the_c_snapshots_keep_no_references() -> None:
     gc.collect()
     tracemalloc.start()
     try:
-        for _ in range(200):
+        for _ in range(100):
             _one_stream()
         gc.collect()
         first, _ = tracemalloc.get_traced_memory()
-        for _ in range(800):
+        for _ in range(400):
             _one_stream()
         gc.collect()
         second, _ = tracemalloc.get_traced_memory()

@@ -137,10 +137,10 @@ def test_the_c_fast_path_keeps_no_references() -> None:
     text = render(
         [("text", "hello " * 20), ("action", "a", {"s": "x" * 60, "n": [1, 2]})], False, True
     )
-    chunks = [text[i : i + 4] for i in range(0, len(text), 4)]
 
     def replies(n: int) -> None:
         for _ in range(n):
+            chunks = [text[i : i + 4] for i in range(0, len(text), 4)]  # new objects each time
             parser = InterleavedParser(stream_id="s")
             for c in chunks:
                 parser.feed(c)
@@ -150,10 +150,10 @@ def test_the_c_fast_path_keeps_no_references() -> None:
     gc.collect()
     tracemalloc.start()
     try:
-        replies(100)
+        replies(50)
         gc.collect()
         first, _ = tracemalloc.get_traced_memory()
-        replies(400)
+        replies(200)
         gc.collect()
         second, _ = tracemalloc.get_traced_memory()
     finally:

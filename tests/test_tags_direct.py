@@ -85,10 +85,10 @@ def test_the_c_text_path_keeps_no_references() -> None:
     import tracemalloc
 
     doc = "Hello there, " * 20 + '<action name="a">{"q": "x"}</action> and more prose.'
-    chunks = [doc[i : i + 4] for i in range(0, len(doc), 4)]
 
     def replies(n: int) -> None:
         for _ in range(n):
+            chunks = [doc[i : i + 4] for i in range(0, len(doc), 4)]  # new objects each time
             parser = TagParser(stream_id="s")
             for c in chunks:
                 parser.feed(c)
@@ -98,10 +98,10 @@ def test_the_c_text_path_keeps_no_references() -> None:
     gc.collect()
     tracemalloc.start()
     try:
-        replies(100)
+        replies(50)
         gc.collect()
         first, _ = tracemalloc.get_traced_memory()
-        replies(400)
+        replies(200)
         gc.collect()
         second, _ = tracemalloc.get_traced_memory()
     finally:
