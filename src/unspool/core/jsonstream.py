@@ -27,7 +27,8 @@ import re
 from collections.abc import Callable, Collection, Generator
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any, NamedTuple, NoReturn
+from types import GeneratorType
+from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
@@ -277,7 +278,12 @@ class JsonStream:
                 self._send(chunk)
             except MalformedJSON as exc:
                 self._fail(exc)
+            except ValueError:
+                if _running(self._gen):  # fed from a parse hook: refused, nothing read
+                    self._pos -= len(chunk)
+                raise
             return self._root
+        self._refuse_reentry()
         if self._error is not None:
             raise self._error
         if self._finished:
@@ -303,6 +309,7 @@ class JsonStream:
 
     def finish(self) -> Any:
         """Close what is open and return the final value (or ``UNSET``). Idempotent."""
+        self._refuse_reentry()
         if self._error is not None:
             raise self._error
         if not self._finished:
@@ -322,6 +329,13 @@ class JsonStream:
             except MalformedJSON as exc:
                 self._fail(exc)
         return self._root
+
+    def _refuse_reentry(self) -> None:
+        """A parse hook that calls back into the parser running it is refused before
+        anything changes (as a generator refuses to resume itself, and as the C machine
+        does)."""
+        if _running(self._gen):
+            raise ValueError("generator already executing")
 
     def feed_events(self, chunk: str | bytes) -> list[PathEvent]:
         """Feed ``chunk`` and return the path events it produced (needs ``events=True``).
@@ -1424,6 +1438,11 @@ class JsonStream:
                 base,
                 f"closed {len(stack)} open container(s) at the end of input",
             )
+
+
+def _running(gen: Generator[None, str | None, None]) -> bool:
+    """Whether the machine is executing (a call into it from a parse hook it runs)."""
+    return cast(GeneratorType, gen).gi_running  # type: ignore[type-arg]
 
 
 def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
