@@ -5,6 +5,7 @@ fences, inline code, ``<think>`` reasoning, bytes cut inside characters)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,6 +80,10 @@ def test_long_prose_with_actions_counts_the_same(step: int) -> None:
     assert got[-1][1] == 20 * len("Some prose here, " * 40)
 
 
+@pytest.mark.skipif(
+    os.environ.get("UNSPOOL_SANITIZED") == "1",
+    reason="AddressSanitizer's quarantine holds freed memory",
+)
 def test_the_c_text_path_keeps_no_references() -> None:
     """Memory stays flat over many replies (a leaked reference would keep each one)."""
     import gc
