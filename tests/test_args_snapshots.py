@@ -6,7 +6,6 @@ shows, at the end, what it showed when it was taken."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from c_parts_support import not_sanitized, traced_growth
 from hypothesis_profiles import examples
 from unspool.core import machines
 from unspool.core.jsonstream import JsonStream
@@ -150,28 +150,7 @@ def _one_stream() -> None:
         snaps.take(stream.value, 3, stream.complete, bool(events))
 
 
-@pytest.mark.skipif(
-    os.environ.get("UNSPOOL_SANITIZED") == "1",
-    reason="AddressSanitizer's quarantine holds freed memory",
-)
+@not_sanitized
 def test_the_c_snapshots_keep_no_references() -> None:
     """Memory stays flat over many streams (a leaked reference would keep each one)."""
-    import gc
-    import tracemalloc
-
-    for _ in range(50):
-        _one_stream()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        for _ in range(100):
-            _one_stream()
-        gc.collect()
-        first, _ = tracemalloc.get_traced_memory()
-        for _ in range(400):
-            _one_stream()
-        gc.collect()
-        second, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert second - first < 20_000, (first, second)
+    assert traced_growth(_one_stream, warm=50, first=100) < 20_000

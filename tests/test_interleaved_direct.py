@@ -6,32 +6,23 @@ errors inside the array, lenient mode, bytes and the reply's tail."""
 from __future__ import annotations
 
 import itertools
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
 from hypothesis_profiles import examples
 from test_interleaved_props import FUZZ, item_st, render
-from unspool.core import machines
 from unspool.events import Event
 from unspool.protocols import c_fastpaths
 from unspool.protocols.interleaved import InterleavedParser
 
-pytestmark = pytest.mark.skipif(c_fastpaths.Direct is None, reason="the C fast path is not built")
-
-
-@pytest.fixture(autouse=True)
-def _c_machine() -> Iterator[None]:
-    before = machines.selected()
-    machines.select("c")
-    try:
-        yield
-    finally:
-        machines.select(before)
+pytestmark = [
+    pytest.mark.skipif(c_fastpaths.Direct is None, reason="the C fast path is not built"),
+    pytest.mark.usefixtures(c_machine.__name__),
+]
 
 
 def _cut(data: Any, points: list[int]) -> list[Any]:
@@ -40,18 +31,19 @@ def _cut(data: Any, points: list[int]) -> list[Any]:
     return [data[a:b] for a, b in itertools.pairwise(edges)]
 
 
+def _feeds(chunks: list[Any], **options: Any) -> list[list[Event]]:
+    parser = InterleavedParser(stream_id="s", **options)
+    out = [parser.feed(c) for c in chunks]
+    out.append(parser.finish())
+    return out
+
+
 def _run(chunks: list[Any], fast: bool, **options: Any) -> list[list[Event]]:
     """The events of each feed (and of finish), with the C fast path on or off."""
-    saved = c_fastpaths._module
-    if not fast:
-        c_fastpaths._module = None
-    try:
-        parser = InterleavedParser(stream_id="s", **options)
-        out = [parser.feed(c) for c in chunks]
-        out.append(parser.finish())
-    finally:
-        c_fastpaths._module = saved
-    return out
+    if fast:
+        return _feeds(chunks, **options)
+    with python_fast_paths():
+        return _feeds(chunks, **options)
 
 
 def _same(chunks: list[Any], **options: Any) -> list[list[Event]]:
@@ -130,37 +122,17 @@ def test_long_items_trim_the_kept_text_in_the_fast_path() -> None:
         assert tail and any("the tail" in str(getattr(e, "text", "")) for e in tail), tail
 
 
-@pytest.mark.skipif(
-    os.environ.get("UNSPOOL_SANITIZED") == "1",
-    reason="AddressSanitizer's quarantine holds freed memory",
-)
+@not_sanitized
 def test_the_c_fast_path_keeps_no_references() -> None:
     """Memory stays flat over many replies (a leaked reference would keep each one)."""
-    import gc
-    import tracemalloc
-
     text = render(
         [("text", "hello " * 20), ("action", "a", {"s": "x" * 60, "n": [1, 2]})], False, True
     )
 
-    def replies(n: int) -> None:
-        for _ in range(n):
-            chunks = [text[i : i + 4] for i in range(0, len(text), 4)]  # new objects each time
-            parser = InterleavedParser(stream_id="s")
-            for c in chunks:
-                parser.feed(c)
-            parser.finish()
+    def reply() -> None:
+        parser = InterleavedParser(stream_id="s")
+        for i in range(0, len(text), 4):
+            parser.feed(text[i : i + 4])  # new chunk objects each time
+        parser.finish()
 
-    replies(30)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        replies(50)
-        gc.collect()
-        first, _ = tracemalloc.get_traced_memory()
-        replies(200)
-        gc.collect()
-        second, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert second - first < 20_000, (first, second)
+    assert traced_growth(reply) < 20_000

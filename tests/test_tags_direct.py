@@ -5,48 +5,38 @@ fences, inline code, ``<think>`` reasoning, bytes cut inside characters)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
 from hypothesis_profiles import examples
 from test_tags_property import cut, cuts, documents
-from unspool.core import machines
 from unspool.events import Event
 from unspool.protocols import c_fastpaths
 from unspool.protocols.tags import TagParser
 
-pytestmark = pytest.mark.skipif(c_fastpaths.TextRun is None, reason="the C fast path is not built")
+pytestmark = [
+    pytest.mark.skipif(c_fastpaths.TextRun is None, reason="the C fast path is not built"),
+    pytest.mark.usefixtures(c_machine.__name__),
+]
 
 
-@pytest.fixture(autouse=True)
-def _c_machine() -> Iterator[None]:
-    before = machines.selected()
-    machines.select("c")
-    try:
-        yield
-    finally:
-        machines.select(before)
+def _feeds(chunks: list[Any], **options: Any) -> list[tuple[list[Event], int]]:
+    parser = TagParser(stream_id="s", **options)
+    out = [(parser.feed(c), parser.text_chars) for c in chunks]
+    out.append((parser.finish(), parser.text_chars))
+    return out
 
 
 def _run(chunks: list[Any], fast: bool, **options: Any) -> list[tuple[list[Event], int]]:
     """Each feed's events (and finish's) with ``text_chars`` after it; C path on or off."""
-    saved = c_fastpaths._module
-    if not fast:
-        c_fastpaths._module = None
-    try:
-        parser = TagParser(stream_id="s", **options)
-        out = []
-        for c in chunks:
-            out.append((parser.feed(c), parser.text_chars))
-        out.append((parser.finish(), parser.text_chars))
-    finally:
-        c_fastpaths._module = saved
-    return out
+    if fast:
+        return _feeds(chunks, **options)
+    with python_fast_paths():
+        return _feeds(chunks, **options)
 
 
 @settings(max_examples=examples(200), deadline=None)
@@ -80,35 +70,15 @@ def test_long_prose_with_actions_counts_the_same(step: int) -> None:
     assert got[-1][1] == 20 * len("Some prose here, " * 40)
 
 
-@pytest.mark.skipif(
-    os.environ.get("UNSPOOL_SANITIZED") == "1",
-    reason="AddressSanitizer's quarantine holds freed memory",
-)
+@not_sanitized
 def test_the_c_text_path_keeps_no_references() -> None:
     """Memory stays flat over many replies (a leaked reference would keep each one)."""
-    import gc
-    import tracemalloc
-
     doc = "Hello there, " * 20 + '<action name="a">{"q": "x"}</action> and more prose.'
 
-    def replies(n: int) -> None:
-        for _ in range(n):
-            chunks = [doc[i : i + 4] for i in range(0, len(doc), 4)]  # new objects each time
-            parser = TagParser(stream_id="s")
-            for c in chunks:
-                parser.feed(c)
-            parser.finish()
+    def reply() -> None:
+        parser = TagParser(stream_id="s")
+        for i in range(0, len(doc), 4):
+            parser.feed(doc[i : i + 4])  # new chunk objects each time
+        parser.finish()
 
-    replies(30)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        replies(50)
-        gc.collect()
-        first, _ = tracemalloc.get_traced_memory()
-        replies(200)
-        gc.collect()
-        second, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert second - first < 20_000, (first, second)
+    assert traced_growth(reply) < 20_000
