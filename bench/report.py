@@ -7,17 +7,19 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench.peers import Peer, Stream
-from bench.table import fmt_cell, render
+from bench.table import fmt_cell, fmt_ratio, render
 from bench.timing import Cell, growth_exponent
 from bench.workloads import Document
 
 __all__ = [
     "Step",
     "Target",
+    "baseline_target",
     "block",
     "cell_at",
     "expect",
     "first_difference",
+    "protocol_steps",
     "series_dict",
     "steps",
     "targets_table",
@@ -169,3 +171,27 @@ def targets_table(title: str, targets: Sequence[Target]) -> str:
         for t in targets
     ]
     return f"\n{title}\n" + render(["target", "measured", "goal", "status", "detail"], rows)
+
+
+def protocol_steps(
+    cases: Sequence[tuple[str, int, Sequence[str], Callable[[Any], str | None]]],
+    fn: Callable[[Sequence[str]], Any],
+) -> list[Step]:
+    """One step per ``(label, characters, chunks, check)``: ``fn`` run over the chunks."""
+
+    def bind(chunks: Sequence[str]) -> Callable[[], Any]:
+        return lambda: fn(chunks)
+
+    return [(label, size, bind(chunks), check) for label, size, chunks, check in cases]
+
+
+def baseline_target(
+    rows: Mapping[str, list[Cell]], ours: str, name: str, label: str, what: str, goal: float
+) -> Target:
+    """The baseline row ``name``'s time over the current row ``ours``'s at ``label``,
+    at least ``goal`` (issue 16's protocol targets)."""
+    ours_cell, theirs = cell_at(rows, ours, label), cell_at(rows, name, label)
+    if ours_cell and theirs and ours_cell.seconds and theirs.seconds:
+        r = theirs.seconds / ours_cell.seconds
+        return Target(what, fmt_ratio(r), f"≥ ×{goal:g}", r >= goal, "baseline time / current time")
+    return Target(what, "—", f"≥ ×{goal:g}", None, "not measured")

@@ -15,7 +15,16 @@ from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.peers import optional_module
 from bench.profiles import Profile
-from bench.report import Step, Target, block, cell_at, series_dict, targets_table
+from bench.report import (
+    Step,
+    Target,
+    baseline_target,
+    block,
+    cell_at,
+    protocol_steps,
+    series_dict,
+    targets_table,
+)
 from bench.seed_baselines import SeedInterleaved
 from bench.table import fmt_ratio
 from bench.timing import Cell, growth_exponent, series
@@ -90,13 +99,11 @@ def _steps(
     streams: Sequence[Sequence[str]],
     fn: Callable[[Sequence[str]], list[Output]],
 ) -> list[Step]:
-    def bind(chunks: Sequence[str]) -> Callable[[], Any]:
-        return lambda: fn(chunks)
-
-    return [
-        (d.size_label, len(d.text), bind(s), check_outputs(expected(d)))
+    cases = [
+        (d.size_label, len(d.text), s, check_outputs(expected(d)))
         for d, s in zip(docs, streams, strict=True)
     ]
+    return protocol_steps(cases, fn)
 
 
 def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
@@ -114,11 +121,7 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
 def _baseline_target(rows: dict[str, list[Cell]], label: str, name: str) -> Target:
     """Issue 16: the baseline's time over the current one's, at least ×3."""
     what = f"InterleavedParser vs {name} {label} 4-char"
-    ours, theirs = cell_at(rows, OURS, label), cell_at(rows, name, label)
-    if ours and theirs and ours.seconds and theirs.seconds:
-        r = theirs.seconds / ours.seconds
-        return Target(what, fmt_ratio(r), "≥ ×3", r >= 3, "baseline time / current time")
-    return Target(what, "—", "≥ ×3", None, "not measured")
+    return baseline_target(rows, OURS, name, label, what, 3)
 
 
 def run(profile: Profile) -> dict[str, Any]:

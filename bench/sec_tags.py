@@ -13,7 +13,16 @@ from bench.baseline import alternate, row_name
 from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
 from bench.profiles import Profile
-from bench.report import Step, Target, block, cell_at, series_dict, targets_table
+from bench.report import (
+    Step,
+    Target,
+    baseline_target,
+    block,
+    cell_at,
+    protocol_steps,
+    series_dict,
+    targets_table,
+)
 from bench.seed_baselines import SeedTags
 from bench.table import fmt_ratio
 from bench.timing import Cell, growth_exponent, series
@@ -61,13 +70,11 @@ def _steps(
     streams: Sequence[Sequence[str]],
     fn: Callable[[Sequence[str]], list[Output]],
 ) -> list[Step]:
-    def bind(chunks: Sequence[str]) -> Callable[[], Any]:
-        return lambda: fn(chunks)
-
-    return [
-        (label, len(d.text), bind(s), check_outputs(expected(d)))
+    cases = [
+        (label, len(d.text), s, check_outputs(expected(d)))
         for label, d, s in zip(labels, docs, streams, strict=True)
     ]
+    return protocol_steps(cases, fn)
 
 
 def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
@@ -85,11 +92,7 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
 def _baseline_target(rows: dict[str, list[Cell]], label: str, name: str) -> Target:
     """Issue 16: the baseline's time over the current one's, at least ×2."""
     what = f"TagParser vs {name} {label} 4-char"
-    ours, theirs = cell_at(rows, OURS, label), cell_at(rows, name, label)
-    if ours and theirs and ours.seconds and theirs.seconds:
-        r = theirs.seconds / ours.seconds
-        return Target(what, fmt_ratio(r), "≥ ×2", r >= 2, "baseline time / current time")
-    return Target(what, "—", "≥ ×2", None, "not measured")
+    return baseline_target(rows, OURS, name, label, what, 2)
 
 
 def run(profile: Profile) -> dict[str, Any]:
