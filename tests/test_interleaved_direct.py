@@ -6,6 +6,7 @@ errors inside the array, lenient mode, bytes and the reply's tail."""
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
 from hypothesis_profiles import examples
-from test_interleaved_props import FUZZ, item_st, render
+from test_interleaved_props import FUZZ, item_st, json_st, name_st, render, text_st
 from unspool.events import Event
 from unspool.protocols import c_fastpaths
 from unspool.protocols.interleaved import InterleavedParser
@@ -136,3 +137,112 @@ def test_the_c_fast_path_keeps_no_references() -> None:
         parser.finish()
 
     assert traced_growth(reply) < 20_000
+
+
+# -- item boundaries and brace chunks inside the C fast path ---------------------------
+# Direct feeds a chunk with braces in pieces and gives the item tracker (through
+# InterleavedParser._inside) only the pieces whose events concern it; the members below
+# reach every branch of the tracker: key order, legacy keys, duplicates, ids, bad
+# content or params, nested params, items that are not objects.
+
+member_st = st.one_of(
+    st.tuples(st.just("type"), st.sampled_from(["text", "action", "other", 1, None])),
+    st.tuples(st.just("content"), st.one_of(text_st, st.integers(0, 9), st.none())),
+    st.tuples(st.sampled_from(["name", "tool_name"]), st.one_of(name_st, st.just(""), st.just(3))),
+    st.tuples(
+        st.sampled_from(["params", "parameters"]),
+        st.one_of(st.dictionaries(text_st, json_st, max_size=3), st.just([]), st.just(0)),
+    ),
+    st.tuples(st.sampled_from(["id", "action_id", "tool_id"]), text_st),
+    st.tuples(st.sampled_from(["extra", "{}", "content "]), json_st),
+)
+raw_item_st = st.one_of(
+    st.lists(member_st, max_size=5),
+    st.sampled_from(["1", '"s"', "[1, {}]", "null", "{}"]),
+)
+
+
+def _raw(items: list[Any], spaced: bool) -> str:
+    """An array of items rendered by hand (duplicate keys stay)."""
+    colon, comma = (": ", ", ") if spaced else (":", ",")
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            members = [json.dumps(k) + colon + json.dumps(v, ensure_ascii=False) for k, v in item]
+            out.append("{" + comma.join(members) + "}")
+    return "[" + comma.join(out) + "]"
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    items=st.lists(raw_item_st, max_size=5),
+    spaced=st.booleans(),
+    step=st.integers(1, 12),
+    points=st.lists(st.integers(min_value=0, max_value=10_000), max_size=8),
+    tail=st.sampled_from(["", " ", '{"x": 1}', "}{", "]]", ', {"type": "text"}']),
+    cut=st.integers(0, 10_000),
+    lenient=st.booleans(),
+)
+def test_items_of_any_shape_give_the_python_events(
+    items: list[Any],
+    spaced: bool,
+    step: int,
+    points: list[int],
+    tail: str,
+    cut: int,
+    lenient: bool,
+) -> None:
+    # a recognised first item keeps the fast path on; `cut` truncates the reply (or not)
+    text = _raw([[("type", "text"), ("content", "a")], *items], spaced) + tail
+    text = text[: len(text) - cut % 3 * (cut % 7)]
+    chunks = [text[i : i + step] for i in range(0, len(text), step)]
+    if points:
+        chunks = _cut(text, points)
+    _same(chunks, lenient=lenient)
+
+
+# errors in a later piece of a chunk with braces: after a TextDelta made in C, after
+# params text held for the chunk's delta, after a piece the tracker took
+ERRORS = [
+    '[{"type":"text","content":"ab{c\\x"}]',
+    '[{"type":"action","name":"a","params":{"a":{"b":1}, "c": x}}]',
+    '[{"type":"action","name":"a","params":{"a":{"b":1}}}, ]',
+    '[{"type":"text","content":"ab"}, {"type": tru}]',
+    '[{"type":"text","content":"ab{"}, {"type":"text","content":"c"}}]',
+]
+# the array closes inside a chunk with braces, with more after it
+CLOSES = [
+    '[{"type":"text","content":"ab"}]{"x": {"y": 1}} more',
+    '[{"type":"action","name":"a","params":{"a":{"b":1}}}]\n```\n{}',
+    '[{"type":"text","content":"a{b}c"}] ',
+]
+
+
+@pytest.mark.parametrize("text", ERRORS + CLOSES)
+@pytest.mark.parametrize("lenient", [False, True])
+def test_errors_and_closes_in_any_piece_give_the_python_events(text: str, lenient: bool) -> None:
+    for step in range(1, 13):
+        _same([text[i : i + step] for i in range(0, len(text), step)], lenient=lenient)
+    for a in range(1, len(text)):
+        for b in range(a + 1, min(a + 14, len(text))):
+            # bytes after it: an invalid byte is reported at its offset in the stream
+            _same([text[:a], text[a:b], text[b:], b"\xff", "z"], lenient=lenient)
+
+
+def test_the_fast_path_stays_on_across_items() -> None:
+    """Item boundaries, keys and nested params do not leave the C fast path: one Direct
+    takes every chunk of the array (the point of taking them in C)."""
+    items = []
+    for i in range(20):
+        items.append(("text", f"part {i} {{x}} "))
+        items.append(("action", "a", {"i": i, "o": {"k": [1, {"z": None}]}, "s": "t"}))
+    text = render(items, False, True)[:-1]  # the array stays open
+    parser = InterleavedParser(stream_id="s")
+    seen = set()
+    for i in range(0, len(text), 4):
+        parser.feed(text[i : i + 4])
+        if parser._fast is not None:
+            seen.add(id(parser._fast))
+    assert parser._fast is not None and len(seen) == 1

@@ -6,29 +6,39 @@
  * ReasoningDelta); it returns None for any other chunk, having changed nothing.
  *
  * Direct is InterleavedParser's fast path (interleaved.py, feed(): inside the
- * confirmed array, a str chunk with no '{' or '}').
+ * confirmed array, any str chunk).
  *
- * Direct(feed_events, core, chunks, fed, base, keep, trim, text_path, args) is made
- * when the fast path opens and read back (fed, base, content_len, text_chars) when
- * it is left.  Calling it with a chunk returns
+ * Direct(feed_events, core, chunks, step, fed, base, keep, trim, text_path, action,
+ * quiet) is made when the fast path opens and read back (fed, end, base, content_len,
+ * text_chars) when it is left.  Calling it with a chunk feeds the core in pieces (cut
+ * before each '{' and after each '}', as _feed_array does) and returns
  *   - a list: the chunk's events, the chunk fully handled;
- *   - a tuple (path_events,): the core read the chunk but the item tracker must
- *     handle its path events (the fast path is over);
- *   - None: the chunk was not taken (not a str, or it holds a brace).
- * A MalformedJSON from the core propagates, the chunk counted as fed (as in Python).
+ *   - None: the chunk was not taken (not a str), nothing changed.
+ * A piece whose path events only grow the text item's content (a TextDelta), only
+ * grow the open params (their ActionArgsDelta at the chunk's end), or that the item
+ * tracker ignores (a key, a member's own string, values inside a member) is handled
+ * here.  From the first other piece on, each piece goes to `step` (the parser's
+ * _inside): the item tracker takes it as in Python, and the last piece's call
+ * returns the chunk's remaining events and the state to go on with (text_path,
+ * action, quiet); when the array closed, it returns a list and the fast path is over.
+ * A MalformedJSON from the core propagates, the piece counted as fed (as in Python);
+ * `piece` and `pending` (the chunk's events made before it) are kept for the parser.
  *
  * Why in C: this path runs on almost every chunk of a reply, and its Python
  * bookkeeping (counting, keeping the tail, reading the event, making the
- * TextDelta or ActionArgsDelta) cost more than the core's own work.
+ * TextDelta or ActionArgsDelta) cost more than the core's own work; leaving it at
+ * each item boundary and key (one chunk in eight at 4 characters) cost half the
+ * parser's time, in Python bookkeeping around the item tracker's few real steps.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
 
 static PyObject *StringDelta_t, *TextDelta_t, *ArgsDelta_t, *ReasoningDelta_t; /* configure() */
+static PyObject *ValueStart_t, *ValueEnd_t;
 static PyObject *text_descr, *id_descr, *index_descr, *partial_descr, *delta_descr;
 static PyObject *reasoning_descr;
-static PyObject *s_value, *s_take, *s_empty;
+static PyObject *s_value, *s_take, *s_empty, *s_content, *s_params, *s_parameters;
 
 typedef struct {
     PyObject_HEAD
@@ -36,7 +46,9 @@ typedef struct {
     PyObject *feed;      /* the core's feed_events */
     PyObject *core;      /* the core (its value, for the args) */
     PyObject *chunks;    /* list: the text kept, shared with the candidate */
+    PyObject *step;      /* the parser's _inside: the item tracker takes a piece */
     Py_ssize_t fed;      /* characters fed to the core (array offsets) */
+    Py_ssize_t end;      /* array offset of the end of the chunks taken */
     Py_ssize_t base;     /* array offset of chunks[0] */
     Py_ssize_t keep;     /* _KEEP: characters kept when trimming */
     Py_ssize_t trim;     /* _TRIM: trim once this much is kept */
@@ -47,7 +59,10 @@ typedef struct {
     PyObject *snaps;
     PyObject *event_id;
     PyObject *index;
+    PyObject *raw;     /* its params text not yet in a delta (the Item's list) */
     int quiet;
+    PyObject *piece;   /* after a JSON error: the piece the core raised on */
+    PyObject *pending; /* ... and the events the chunk made before it */
 } Direct;
 
 /* A new event of `type` (a slots dataclass) with its fields set through their slot
@@ -85,6 +100,21 @@ one(PyObject *ev)
     return out;
 }
 
+/* Append `ev` (stolen) to *out, made on first use. */
+static int
+add(PyObject **out, PyObject *ev)
+{
+    if (ev == NULL)
+        return -1;
+    if (*out == NULL && (*out = PyList_New(0)) == NULL) {
+        Py_DECREF(ev);
+        return -1;
+    }
+    int r = PyList_Append(*out, ev);
+    Py_DECREF(ev);
+    return r;
+}
+
 /* _Candidate.trim: keep only the last `keep` characters of the text kept. */
 static int
 trim_kept(Direct *d)
@@ -115,54 +145,111 @@ trim_kept(Direct *d)
     return r;
 }
 
-/* The chunk's events when it only grew the text item's content: [TextDelta] (or []
- * for an empty delta); NULL with no error when that is not the case. */
+/* The path of a ValueStart, StringDelta or ValueEnd (a tuple), else NULL. */
 static PyObject *
-text_events(Direct *d, PyObject *events)
+value_path(PyObject *ev)
+{
+    PyTypeObject *t = Py_TYPE(ev);
+    if (t != (PyTypeObject *)StringDelta_t && t != (PyTypeObject *)ValueStart_t &&
+        t != (PyTypeObject *)ValueEnd_t)
+        return NULL;
+    if (PyTuple_GET_SIZE(ev) < 2)
+        return NULL;
+    PyObject *path = PyTuple_GET_ITEM(ev, 0);
+    return PyTuple_Check(path) ? path : NULL;
+}
+
+/* Whether the item tracker, with no params open, ignores `ev` (ItemTracker.handle and
+ * _member): a value inside an item's member, a member's StringDelta other than the
+ * content's, or the start of a member other than content or params.  1, 0, or -1. */
+static int
+ignored(PyObject *ev)
+{
+    PyObject *path = value_path(ev);
+    if (path == NULL)
+        return 0;
+    Py_ssize_t depth = PyTuple_GET_SIZE(path);
+    if (depth >= 3)
+        return 1;
+    if (depth < 2 || Py_IS_TYPE(ev, (PyTypeObject *)ValueEnd_t))
+        return 0;
+    PyObject *key = PyTuple_GET_ITEM(path, 1);
+    if (!PyUnicode_CheckExact(key))
+        return 0;
+    int r = PyUnicode_Compare(key, s_content);
+    if (r == -1 && PyErr_Occurred())
+        return -1;
+    if (r == 0)
+        return 0;
+    if (Py_IS_TYPE(ev, (PyTypeObject *)StringDelta_t))
+        return 1;
+    if (PyUnicode_Compare(key, s_params) == 0 || PyUnicode_Compare(key, s_parameters) == 0)
+        return 0;
+    return PyErr_Occurred() ? -1 : 1;
+}
+
+/* Whether every event is inside the open params' values (depth 3 or more): the
+ * tracker only adds the piece to the params' raw text. */
+static int
+all_in_params(PyObject *events)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(events); i++) {
+        PyObject *path = value_path(PyList_GET_ITEM(events, i));
+        if (path == NULL || PyTuple_GET_SIZE(path) < 3)
+            return 0;
+    }
+    return 1;
+}
+
+/* The piece only grew the text item's content: 1 and a TextDelta added to *out (none
+ * for an empty delta); 0 when that is not the case; -1 on error. */
+static int
+text_piece(Direct *d, PyObject *events, PyObject **out)
 {
     if (d->text_path == NULL || PyList_GET_SIZE(events) != 1)
-        return NULL;
+        return 0;
     PyObject *ev = PyList_GET_ITEM(events, 0);
     if (!Py_IS_TYPE(ev, (PyTypeObject *)StringDelta_t) || PyTuple_GET_SIZE(ev) < 2)
-        return NULL;
+        return 0;
     PyObject *path = PyTuple_GET_ITEM(ev, 0);
     if (path != d->text_path) {
         int eq = PyObject_RichCompareBool(path, d->text_path, Py_EQ);
         if (eq <= 0)
-            return NULL; /* an error stays set: the caller checks */
+            return eq;
     }
     PyObject *text = PyTuple_GET_ITEM(ev, 1);
     if (!PyUnicode_Check(text)) {
         PyErr_SetString(PyExc_TypeError, "a StringDelta's text is not a str");
-        return NULL;
+        return -1;
     }
     Py_ssize_t k = PyUnicode_GET_LENGTH(text);
     if (k == 0)
-        return PyList_New(0);
+        return 1;
     d->content_len += k;
     d->text_chars += k;
-    return one(new_event(TextDelta_t, &text_descr, &text, 1));
+    return add(out, new_event(TextDelta_t, &text_descr, &text, 1)) < 0 ? -1 : 1;
 }
 
-/* The chunk is the next raw delta of the open action's params: [ActionArgsDelta]. */
-static PyObject *
-args_events(Direct *d, PyObject *chunk, int changed)
+/* `text` is the next raw delta of the open action's params: an ActionArgsDelta added
+ * to *out (ItemTracker.flush_args; `changed`: path events came since the last one). */
+static int
+args_delta(Direct *d, PyObject *text, int changed, PyObject **out)
 {
     PyObject *value = PyObject_GetAttr(d->core, s_value);
     if (value == NULL)
-        return NULL;
+        return -1;
     PyObject *last = PySequence_GetItem(value, -1);
     Py_DECREF(value);
     if (last == NULL)
-        return NULL;
+        return -1;
     PyObject *args = PyObject_GetItem(last, d->args_key);
     Py_DECREF(last);
     if (args == NULL)
-        return NULL;
-    PyObject *grown = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(chunk));
+        return -1;
+    PyObject *grown = PyLong_FromSsize_t(PyUnicode_GET_LENGTH(text));
     if (grown == NULL) {
         Py_DECREF(args);
-        return NULL;
+        return -1;
     }
     PyObject *call[5] = {d->snaps, args, grown, Py_False, changed ? Py_True : Py_False};
     PyObject *partial =
@@ -170,12 +257,122 @@ args_events(Direct *d, PyObject *chunk, int changed)
     Py_DECREF(grown);
     Py_DECREF(args);
     if (partial == NULL)
-        return NULL;
+        return -1;
     PyObject *descrs[4] = {id_descr, index_descr, partial_descr, delta_descr};
-    PyObject *values[4] = {d->event_id, d->index, partial, chunk};
-    PyObject *out = one(new_event(ArgsDelta_t, descrs, values, 4));
+    PyObject *values[4] = {d->event_id, d->index, partial, text};
+    int r = add(out, new_event(ArgsDelta_t, descrs, values, 4));
     Py_DECREF(partial);
-    return out;
+    return r;
+}
+
+/* The fast state from the parser (see _inside): the text item's content path, the
+ * open action (params key, snapshots, event id, index, raw list) or None, quiet. */
+static int
+set_state(Direct *d, PyObject *text_path, PyObject *action, int quiet)
+{
+    PyObject *args_key = NULL, *snaps = NULL, *event_id = NULL, *index = NULL, *raw = NULL;
+    if (action != Py_None) {
+        if (!PyArg_ParseTuple(action, "OOOOO!:Direct action", &args_key, &snaps, &event_id,
+                              &index, &PyList_Type, &raw))
+            return -1;
+    }
+    Py_XSETREF(d->text_path, text_path == Py_None ? NULL : Py_NewRef(text_path));
+    Py_XSETREF(d->args_key, Py_XNewRef(args_key));
+    Py_XSETREF(d->snaps, Py_XNewRef(snaps));
+    Py_XSETREF(d->event_id, Py_XNewRef(event_id));
+    Py_XSETREF(d->index, Py_XNewRef(index));
+    Py_XSETREF(d->raw, Py_XNewRef(raw));
+    d->quiet = quiet;
+    return 0;
+}
+
+/* Where the next piece of `chunk` ends: before a '{' (not at `start`) or after a '}'
+ * (interleaved.py _pieces: the params' raw text is a run of whole pieces). */
+static Py_ssize_t
+next_cut(int kind, const void *data, Py_ssize_t n, Py_ssize_t start)
+{
+    for (Py_ssize_t i = start; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '{' && i > start)
+            return i;
+        if (c == '}')
+            return i + 1;
+    }
+    return n;
+}
+
+/* The piece handled here, the tracker not needed: 1 (events maybe added to *out, or
+ * the piece's length to *deferred: params text, its delta made at the chunk's end),
+ * 0 when the tracker must take it, -1 on error. */
+static int
+take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **out,
+           Py_ssize_t *deferred)
+{
+    if (d->args_key != NULL) {
+        if (whole) /* strict: only a '}' ends the params, and the chunk has none */
+            return args_delta(d, piece, PyList_GET_SIZE(events) != 0, out) < 0 ? -1 : 1;
+        if (!all_in_params(events))
+            return 0;
+        *deferred += PyUnicode_GET_LENGTH(piece);
+        return 1;
+    }
+    int r = text_piece(d, events, out);
+    if (r != 0 || !d->quiet)
+        return r;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(events); i++) {
+        r = ignored(PyList_GET_ITEM(events, i));
+        if (r <= 0)
+            return r;
+    }
+    return 1; /* between values (a key, a split escape) or only values the tracker ignores */
+}
+
+/* The deferred params text (the chunk's first `deferred` characters) into the open
+ * action's raw list, where the tracker expects it. */
+static int
+push_deferred(Direct *d, PyObject *chunk, Py_ssize_t deferred)
+{
+    if (deferred == 0)
+        return 0;
+    PyObject *text = PyUnicode_Substring(chunk, 0, deferred);
+    if (text == NULL)
+        return -1;
+    int r = PyList_Append(d->raw, text);
+    Py_DECREF(text);
+    return r;
+}
+
+/* The parser's _inside(events, piece, before, end, content_len, last). */
+static PyObject *
+call_step(Direct *d, PyObject *events, PyObject *piece, Py_ssize_t before, int last)
+{
+    PyObject *b = PyLong_FromSsize_t(before), *e = PyLong_FromSsize_t(d->end);
+    PyObject *c = PyLong_FromSsize_t(d->content_len);
+    PyObject *res = NULL;
+    if (b != NULL && e != NULL && c != NULL) {
+        d->content_len = 0; /* now the item's */
+        PyObject *call[6] = {events, piece, b, e, c, last ? Py_True : Py_False};
+        res = PyObject_Vectorcall(d->step, call, 6, NULL);
+    }
+    Py_XDECREF(b);
+    Py_XDECREF(e);
+    Py_XDECREF(c);
+    return res;
+}
+
+/* `out` (may be NULL) followed by `more` (stolen). */
+static PyObject *
+joined(PyObject *out, PyObject *more)
+{
+    if (more == NULL || out == NULL)
+        return more;
+    Py_ssize_t n = PyList_GET_SIZE(out);
+    if (PyList_SetSlice(out, n, n, more) < 0) {
+        Py_DECREF(more);
+        return NULL;
+    }
+    Py_DECREF(more);
+    return Py_NewRef(out);
 }
 
 static PyObject *
@@ -190,54 +387,117 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
     if (!PyUnicode_CheckExact(chunk))
         Py_RETURN_NONE;
     Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
-    if (PyUnicode_FindChar(chunk, '{', 0, n, 1) != -1 || PyUnicode_FindChar(chunk, '}', 0, n, 1) != -1)
-        Py_RETURN_NONE;
+    int kind = PyUnicode_KIND(chunk);
+    const void *data = PyUnicode_DATA(chunk);
     if (d->fed - d->base > d->trim && trim_kept(d) < 0)
         return NULL;
     if (PyList_Append(d->chunks, chunk) < 0)
         return NULL;
-    d->fed += n;
-    PyObject *events = PyObject_CallOneArg(d->feed, chunk);
-    if (events == NULL)
-        return NULL;
-    if (!PyList_CheckExact(events)) {
+    d->end = d->fed + n;
+    PyObject *out = NULL, *result = NULL;
+    Py_ssize_t deferred = 0, start = 0;
+    int hooked = 0, braces = PyUnicode_FindChar(chunk, '{', 0, n, 1) != -1 ||
+                             PyUnicode_FindChar(chunk, '}', 0, n, 1) != -1;
+    do {
+        Py_ssize_t stop = next_cut(kind, data, n, start);
+        int single = start == 0 && stop == n;
+        PyObject *piece = single ? Py_NewRef(chunk) : PyUnicode_Substring(chunk, start, stop);
+        if (piece == NULL)
+            goto done;
+        Py_ssize_t before = d->fed;
+        d->fed += stop - start;
+        start = stop;
+        PyObject *events = PyObject_CallOneArg(d->feed, piece);
+        if (events == NULL) {
+            /* a JSON error: the parser takes over with this piece (see feed()) */
+            if (!hooked && d->raw != NULL && push_deferred(d, chunk, deferred) < 0) {
+                Py_DECREF(piece);
+                goto done;
+            }
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            Py_XSETREF(d->piece, piece);
+            Py_XSETREF(d->pending, out != NULL ? out : PyList_New(0));
+            out = NULL;
+            if (d->pending == NULL) {
+                Py_XDECREF(et);
+                Py_XDECREF(ev);
+                Py_XDECREF(tb);
+                goto done;
+            }
+            PyErr_Restore(et, ev, tb);
+            goto done;
+        }
+        if (!PyList_CheckExact(events)) {
+            Py_DECREF(events);
+            Py_DECREF(piece);
+            PyErr_SetString(PyExc_TypeError, "feed_events did not return a list");
+            goto done;
+        }
+        int r = 0;
+        if (!hooked) {
+            r = take_piece(d, events, piece, single && !braces, &out, &deferred);
+            if (r == 0) {
+                hooked = 1;
+                if (d->raw != NULL && push_deferred(d, chunk, deferred) < 0)
+                    r = -1;
+            }
+        }
+        if (r == 0) {
+            PyObject *res = call_step(d, events, piece, before, start == n);
+            if (res == NULL)
+                r = -1;
+            else if (PyList_CheckExact(res)) {
+                /* the array closed: the parser left the fast path */
+                Py_DECREF(events);
+                Py_DECREF(piece);
+                result = joined(out, res);
+                goto done;
+            }
+            else if (start == n) {
+                PyObject *got, *text_path, *action;
+                int quiet;
+                if (!PyArg_ParseTuple(res, "O!OOp:_inside", &PyList_Type, &got, &text_path,
+                                      &action, &quiet) ||
+                    set_state(d, text_path, action, quiet) < 0)
+                    r = -1;
+                else if (PyList_GET_SIZE(got)) {
+                    if (out == NULL)
+                        out = Py_NewRef(got);
+                    else if (PyList_SetSlice(out, PyList_GET_SIZE(out), PyList_GET_SIZE(out),
+                                             got) < 0)
+                        r = -1;
+                }
+            }
+            Py_XDECREF(res);
+        }
         Py_DECREF(events);
-        PyErr_SetString(PyExc_TypeError, "feed_events did not return a list");
-        return NULL;
-    }
-    PyObject *out = text_events(d, events);
-    if (out == NULL && !PyErr_Occurred()) {
-        if (d->args_key != NULL)
-            out = args_events(d, chunk, PyList_GET_SIZE(events) != 0);
-        else if (PyList_GET_SIZE(events) == 0 && d->quiet)
-            out = PyList_New(0); /* between values (a key, a split escape) */
-        else
-            out = PyTuple_Pack(1, events); /* the item tracker takes over */
-    }
-    Py_DECREF(events);
-    return out;
+        Py_DECREF(piece);
+        if (r < 0)
+            goto done;
+    } while (start < n);
+    if (!hooked && deferred && args_delta(d, chunk, 1, &out) < 0)
+        goto done;
+    result = out != NULL ? Py_NewRef(out) : PyList_New(0);
+done:
+    Py_XDECREF(out);
+    return result;
 }
 
 static PyObject *
 direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *feed, *core, *chunks, *text_path, *action;
+    PyObject *feed, *core, *chunks, *step, *text_path, *action;
     Py_ssize_t fed, base, keep, trim;
     int quiet;
-    static char *names[] = {"feed_events", "core", "chunks", "fed", "base", "keep",
+    static char *names[] = {"feed_events", "core", "chunks", "step", "fed", "base", "keep",
                             "trim", "text_path", "action", "quiet", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!nnnnOOp:Direct", names, &feed, &core,
-                                     &PyList_Type, &chunks, &fed, &base, &keep, &trim,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OnnnnOOp:Direct", names, &feed, &core,
+                                     &PyList_Type, &chunks, &step, &fed, &base, &keep, &trim,
                                      &text_path, &action, &quiet))
         return NULL;
-    PyObject *args_key = NULL, *snaps = NULL, *event_id = NULL, *index = NULL;
-    if (action != Py_None) {
-        /* (params key, snapshots, event id, action index) */
-        if (!PyArg_ParseTuple(action, "OOOO:Direct action", &args_key, &snaps, &event_id, &index))
-            return NULL;
-    }
-    if (!PyCallable_Check(feed) || keep < 0 || trim < keep) {
-        PyErr_SetString(PyExc_ValueError, "Direct: bad feed_events, keep or trim");
+    if (!PyCallable_Check(feed) || !PyCallable_Check(step) || keep < 0 || trim < keep) {
+        PyErr_SetString(PyExc_ValueError, "Direct: bad feed_events, step, keep or trim");
         return NULL;
     }
     Direct *d = (Direct *)type->tp_alloc(type, 0);
@@ -247,16 +507,15 @@ direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     d->feed = Py_NewRef(feed);
     d->core = Py_NewRef(core);
     d->chunks = Py_NewRef(chunks);
-    d->fed = fed;
+    d->step = Py_NewRef(step);
+    d->fed = d->end = fed;
     d->base = base;
     d->keep = keep;
     d->trim = trim;
-    d->text_path = text_path == Py_None ? NULL : Py_NewRef(text_path);
-    d->args_key = Py_XNewRef(args_key);
-    d->snaps = Py_XNewRef(snaps);
-    d->event_id = Py_XNewRef(event_id);
-    d->index = Py_XNewRef(index);
-    d->quiet = quiet;
+    if (set_state(d, text_path, action, quiet) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
     return (PyObject *)d;
 }
 
@@ -266,11 +525,15 @@ direct_traverse(Direct *d, visitproc visit, void *arg)
     Py_VISIT(d->feed);
     Py_VISIT(d->core);
     Py_VISIT(d->chunks);
+    Py_VISIT(d->step);
     Py_VISIT(d->text_path);
     Py_VISIT(d->args_key);
     Py_VISIT(d->snaps);
     Py_VISIT(d->event_id);
     Py_VISIT(d->index);
+    Py_VISIT(d->raw);
+    Py_VISIT(d->piece);
+    Py_VISIT(d->pending);
     return 0;
 }
 
@@ -280,11 +543,15 @@ direct_clear(Direct *d)
     Py_CLEAR(d->feed);
     Py_CLEAR(d->core);
     Py_CLEAR(d->chunks);
+    Py_CLEAR(d->step);
     Py_CLEAR(d->text_path);
     Py_CLEAR(d->args_key);
     Py_CLEAR(d->snaps);
     Py_CLEAR(d->event_id);
     Py_CLEAR(d->index);
+    Py_CLEAR(d->raw);
+    Py_CLEAR(d->piece);
+    Py_CLEAR(d->pending);
     return 0;
 }
 
@@ -298,11 +565,17 @@ direct_dealloc(Direct *d)
 
 static PyMemberDef direct_members[] = {
     {"fed", T_PYSSIZET, offsetof(Direct, fed), READONLY, "characters fed to the core"},
+    {"end", T_PYSSIZET, offsetof(Direct, end), READONLY,
+     "array offset of the end of the chunks taken"},
     {"base", T_PYSSIZET, offsetof(Direct, base), READONLY, "array offset of the text kept"},
     {"content_len", T_PYSSIZET, offsetof(Direct, content_len), READONLY,
      "characters the text item's TextDeltas carried here"},
     {"text_chars", T_PYSSIZET, offsetof(Direct, text_chars), READONLY,
      "characters of text shown here"},
+    {"piece", T_OBJECT, offsetof(Direct, piece), READONLY,
+     "after a JSON error: the piece the core raised on"},
+    {"pending", T_OBJECT, offsetof(Direct, pending), READONLY,
+     "after a JSON error: the events the chunk made before it"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -439,10 +712,13 @@ field_descr(PyObject *type, const char *name)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *sd, *td, *ad, *rd;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!:configure", &PyType_Type, &sd, &PyType_Type, &td,
-                          &PyType_Type, &ad, &PyType_Type, &rd))
+    PyObject *sd, *td, *ad, *rd, *vs, *ve;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!:configure", &PyType_Type, &sd, &PyType_Type, &td,
+                          &PyType_Type, &ad, &PyType_Type, &rd, &PyType_Type, &vs,
+                          &PyType_Type, &ve))
         return NULL;
+    Py_XSETREF(ValueStart_t, Py_NewRef(vs));
+    Py_XSETREF(ValueEnd_t, Py_NewRef(ve));
     Py_XSETREF(ReasoningDelta_t, Py_NewRef(rd));
     Py_XSETREF(reasoning_descr, field_descr(rd, "text"));
     Py_XSETREF(StringDelta_t, Py_NewRef(sd));
@@ -461,7 +737,8 @@ configure(PyObject *module, PyObject *args)
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
-     "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta): the event types."},
+     "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, "
+     "ValueEnd): the event types."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -475,6 +752,9 @@ PyInit__direct(void)
 {
     if ((s_value = PyUnicode_InternFromString("value")) == NULL ||
         (s_take = PyUnicode_InternFromString("take")) == NULL ||
+        (s_content = PyUnicode_InternFromString("content")) == NULL ||
+        (s_params = PyUnicode_InternFromString("params")) == NULL ||
+        (s_parameters = PyUnicode_InternFromString("parameters")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
         PyType_Ready(&TextRunType) < 0)
         return NULL;

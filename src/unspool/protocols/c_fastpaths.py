@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from unspool.core import machines
-from unspool.core.path_events import StringDelta
+from unspool.core.path_events import StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionArgsDelta, Event, ReasoningDelta, TextDelta
 
 __all__ = ["Direct", "TextPath", "TextRun", "enabled"]
@@ -34,7 +34,7 @@ def _load() -> Any:
         from unspool.protocols import _direct  # type: ignore[attr-defined]
     except ImportError:
         return None
-    _direct.configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta)
+    _direct.configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, ValueEnd)
     return _direct
 
 

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
@@ -108,15 +108,22 @@ _TRIM = 2 * _KEEP
 
 class FastPath(Protocol):
     """The fast path's C form (``unspool.protocols._direct.Direct``): called with a
-    chunk, the chunk's events, or the path events the item tracker must take, or None
-    when it did not take the chunk; its counts are read back when it is left."""
+    chunk, the chunk's events, or None when it did not take the chunk (bytes).  It
+    feeds the core itself (in pieces, as :meth:`InterleavedParser._feed_array` does)
+    and hands the item tracker only the pieces whose path events concern it (through
+    :meth:`InterleavedParser._inside`); its counts are read back when it is left, and
+    after a JSON error the piece that raised (``piece``) and the chunk's events made
+    before it (``pending``)."""
 
     fed: int
+    end: int
     base: int
     text_chars: int
     content_len: int
+    piece: str
+    pending: list[Event]
 
-    def __call__(self, chunk: str | bytes) -> list[Event] | tuple[list[PathEvent]] | None: ...
+    def __call__(self, chunk: str | bytes) -> list[Event] | None: ...
 
 
 def _pieces(text: str) -> list[str]:
@@ -272,14 +279,11 @@ class InterleavedParser:
             try:
                 got = fast(chunk)
             except MalformedJSON as err:
+                piece, pending = fast.piece, fast.pending
                 self._leave_direct()
-                return self._count(self._after_error(err, cast(str, chunk)))
-            if type(got) is list:
+                return pending + self._count(self._after_error(err, piece))
+            if got is not None:
                 return got
-            if got is not None:  # the chunk was a str the core read
-                self._leave_direct()
-                events, text = cast(tuple[list[PathEvent]], got)[0], cast(str, chunk)
-                return self._tracked(cand, events, text, cand.fed - len(text))
         elif cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
             # inside the confirmed array, str only, and the chunk neither opens nor
             # closes an object: one piece (see _feed_array), often a fast path
@@ -525,20 +529,65 @@ class InterleavedParser:
     def _c_fast(self, cand: _Candidate) -> FastPath:
         """The fast path's C form for the state just settled (see :meth:`feed`)."""
         text = self._text_item
-        args = self._args_item
-        action = None
-        if args is not None:
-            action = (args.args_key, args.snaps, args.event_id, args.action)
         return c_fastpaths.Direct(  # type: ignore[no-any-return]
             cand.core.feed_events,
             cand.core,
             cand.chunks,
+            self._inside,
             cand.fed,
             cand.base,
             _KEEP,
             _TRIM,
             None if text is None else text.content_path,
-            action,
+            self._action(),
+            self._quiet,
+        )
+
+    def _action(self) -> tuple[str | None, Any, str, int | None, list[str]] | None:
+        """The open action whose params the C fast path continues, as it takes it."""
+        args = self._args_item
+        if args is None:
+            return None
+        return (args.args_key, args.snaps, args.event_id, args.action, args.raw)
+
+    def _inside(
+        self, events: list[PathEvent], piece: str, before: int, end: int, grown: int, last: bool
+    ) -> list[Event] | tuple[list[Event], Any, Any, bool] | None:
+        """The C fast path's call for a piece whose path events concern the item tracker
+        (``piece`` starts at array offset ``before``; the chunk ends at ``end``; the
+        text item's content grew by ``grown`` in the fast path before): the tracker takes
+        it, as in :meth:`_feed_array`, and the fast path goes on.  At the chunk's
+        ``last`` piece: the chunk's events and the state the fast path continues
+        (content path, open action, quiet), as :meth:`_fed` would settle it.  When the
+        array closed: the fast path is left and the list is the rest of the chunk's
+        events."""
+        cand = self._direct
+        assert cand is not None
+        if grown:
+            item = self._text_item
+            assert item is not None
+            item.content_len += grown
+        tracker = cand.tracker
+        tracker.handle(events, piece, flush=False)
+        if tracker.closed:
+            self._leave_direct()
+            out: list[Event] = []
+            back = self._closed(cand, self._tail_rel(tracker, piece, before, cand), out)
+            if back is not None:
+                self._process(back[0], back[1], out)
+            return self._count(out)
+        if not last:
+            return None
+        tracker.flush_args()
+        out = tracker.take()
+        tracker.settle()
+        text = self._text_item = tracker.text_item
+        self._args_item = None if self._lenient else tracker.args_item
+        self._quiet = tracker.quiet
+        return (
+            self._count(out) if out else out,
+            None if text is None else text.content_path,
+            self._action(),
             self._quiet,
         )
 
@@ -549,13 +598,14 @@ class InterleavedParser:
         if cand is not None:
             self._direct = None
             fast = self._fast
+            end = cand.fed
             if fast is not None:
                 self._fast = None
-                cand.fed, cand.base = fast.fed, fast.base
+                cand.fed, cand.base, end = fast.fed, fast.base, fast.end
                 self._text_chars += fast.text_chars
                 if self._text_item is not None:
                     self._text_item.content_len += fast.content_len
-            taken = cand.fed - self._direct_at
+            taken = end - self._direct_at  # whole chunks (the core may stop at the root's end)
             self._offset += taken
             self._utf8.chars += taken
 
