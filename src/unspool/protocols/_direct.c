@@ -289,14 +289,19 @@ set_state(Direct *d, PyObject *text_path, PyObject *action, int quiet)
 /* Where the next piece of `chunk` ends: before a '{' (not at `start`) or after a '}'
  * (interleaved.py _pieces: the params' raw text is a run of whole pieces). */
 static Py_ssize_t
-next_cut(int kind, const void *data, Py_ssize_t n, Py_ssize_t start)
+next_cut(int kind, const void *data, Py_ssize_t n, Py_ssize_t start, int *braces)
 {
     for (Py_ssize_t i = start; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c == '{' && i > start)
-            return i;
-        if (c == '}')
+        if (c == '{') {
+            *braces = 1;
+            if (i > start)
+                return i;
+        }
+        else if (c == '}') {
+            *braces = 1;
             return i + 1;
+        }
     }
     return n;
 }
@@ -396,10 +401,9 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
     d->end = d->fed + n;
     PyObject *out = NULL, *result = NULL;
     Py_ssize_t deferred = 0, start = 0;
-    int hooked = 0, braces = PyUnicode_FindChar(chunk, '{', 0, n, 1) != -1 ||
-                             PyUnicode_FindChar(chunk, '}', 0, n, 1) != -1;
+    int hooked = 0, braces = 0; /* whether the chunk holds a brace (seen by next_cut) */
     do {
-        Py_ssize_t stop = next_cut(kind, data, n, start);
+        Py_ssize_t stop = next_cut(kind, data, n, start, &braces);
         int single = start == 0 && stop == n;
         PyObject *piece = single ? Py_NewRef(chunk) : PyUnicode_Substring(chunk, start, stop);
         if (piece == NULL)

@@ -271,11 +271,9 @@ class InterleavedParser:
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk``; return the events it produced, in order."""
-        cand = self._direct  # None once finished
         fast = self._fast
         if fast is not None:
-            # the fast path below, in C (unspool.protocols._direct)
-            assert cand is not None
+            # the fast path below, in C (unspool.protocols._direct), for any str chunk
             try:
                 got = fast(chunk)
             except MalformedJSON as err:
@@ -284,7 +282,14 @@ class InterleavedParser:
                 return pending + self._count(self._after_error(err, piece))
             if got is not None:
                 return got
-        elif cand is not None and type(chunk) is str and "{" not in chunk and "}" not in chunk:
+        cand = self._direct  # None once finished
+        if (
+            fast is None
+            and cand is not None
+            and type(chunk) is str
+            and "{" not in chunk
+            and "}" not in chunk
+        ):
             # inside the confirmed array, str only, and the chunk neither opens nor
             # closes an object: one piece (see _feed_array), often a fast path
             # (the characters it takes are counted when it is left: _leave_direct)
