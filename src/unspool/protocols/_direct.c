@@ -39,6 +39,11 @@ static PyObject *ValueStart_t, *ValueEnd_t;
 static PyObject *text_descr, *id_descr, *index_descr, *partial_descr, *delta_descr;
 static PyObject *reasoning_descr;
 static PyObject *s_value, *s_take, *s_empty, *s_content, *s_params, *s_parameters;
+static PyObject *MISSING; /* interleaved_items._MISSING (configure) */
+/* the Item fields the fast path reads or sets, and the values it compares or sets */
+static PyObject *s_is_object, *s_kind, *s_type_value, *s_buffered, *s_names, *s_content_active,
+    *s_content_path, *s_content_value, *s_content_len, *s_type, *s_text, *s_action, *s_none,
+    *s_string;
 
 typedef struct {
     PyObject_HEAD
@@ -52,8 +57,9 @@ typedef struct {
     Py_ssize_t base;     /* array offset of chunks[0] */
     Py_ssize_t keep;     /* _KEEP: characters kept when trimming */
     Py_ssize_t trim;     /* _TRIM: trim once this much is kept */
-    PyObject *text_path; /* path of the open text item's content string, or NULL */
-    Py_ssize_t content_len;
+    PyObject *item;      /* the item tracker's open item (an Item), or NULL */
+    PyObject *text_path; /* the path of its content string while it is shown, or NULL */
+    Py_ssize_t content_len; /* characters of it shown here, not yet in item.content_len */
     Py_ssize_t text_chars;
     PyObject *args_key; /* the open action's params key, or NULL */
     PyObject *snaps;
@@ -201,15 +207,72 @@ all_in_params(PyObject *events)
     return 1;
 }
 
-/* The piece only grew the text item's content: 1 and a TextDelta added to *out (none
- * for an empty delta); 0 when that is not the case; -1 on error. */
+/* Whether `a` is the str `b` (interned or not); -1 on error. */
 static int
-text_piece(Direct *d, PyObject *events, PyObject **out)
+is_str(PyObject *a, PyObject *b)
 {
-    if (d->text_path == NULL || PyList_GET_SIZE(events) != 1)
+    if (a == b)
+        return 1;
+    if (!PyUnicode_CheckExact(a))
         return 0;
-    PyObject *ev = PyList_GET_ITEM(events, 0);
-    if (!Py_IS_TYPE(ev, (PyTypeObject *)StringDelta_t) || PyTuple_GET_SIZE(ev) < 2)
+    return PyUnicode_Compare(a, b) == 0 ? 1 : (PyErr_Occurred() ? -1 : 0);
+}
+
+/* Whether the attribute `name` of `obj` is the str `value`, or is `value` itself when
+ * that is not a str (True, MISSING); -1 on error. */
+static int
+attr_is(PyObject *obj, PyObject *name, PyObject *value)
+{
+    PyObject *got = PyObject_GetAttr(obj, name);
+    if (got == NULL)
+        return -1;
+    int r = PyUnicode_CheckExact(value) ? is_str(got, value) : got == value;
+    Py_DECREF(got);
+    return r;
+}
+
+/* Whether the attribute `name` of `obj` is an empty list or dict; -1 on error. */
+static int
+attr_empty(PyObject *obj, PyObject *name)
+{
+    PyObject *got = PyObject_GetAttr(obj, name);
+    if (got == NULL)
+        return -1;
+    int r = (PyList_CheckExact(got) && PyList_GET_SIZE(got) == 0) ||
+            (PyDict_CheckExact(got) && PyDict_GET_SIZE(got) == 0);
+    Py_DECREF(got);
+    return r;
+}
+
+/* The characters shown since the last time into item.content_len (the tracker's count). */
+static int
+flush_len(Direct *d)
+{
+    if (d->content_len == 0 || d->item == NULL)
+        return 0;
+    PyObject *len = PyObject_GetAttr(d->item, s_content_len);
+    if (len == NULL)
+        return -1;
+    PyObject *k = PyLong_FromSsize_t(d->content_len);
+    PyObject *sum = k == NULL ? NULL : PyNumber_Add(len, k);
+    Py_DECREF(len);
+    Py_XDECREF(k);
+    if (sum == NULL)
+        return -1;
+    int r = PyObject_SetAttr(d->item, s_content_len, sum);
+    Py_DECREF(sum);
+    if (r == 0)
+        d->content_len = 0;
+    return r;
+}
+
+/* A StringDelta of the shown content string: its TextDelta added to *out (none for an
+ * empty delta).  1, 0 when `ev` is not one, -1 on error. */
+static int
+text_delta(Direct *d, PyObject *ev, PyObject **out)
+{
+    if (d->text_path == NULL || !Py_IS_TYPE(ev, (PyTypeObject *)StringDelta_t) ||
+        PyTuple_GET_SIZE(ev) < 2)
         return 0;
     PyObject *path = PyTuple_GET_ITEM(ev, 0);
     if (path != d->text_path) {
@@ -228,6 +291,63 @@ text_piece(Direct *d, PyObject *events, PyObject **out)
     d->content_len += k;
     d->text_chars += k;
     return add(out, new_event(TextDelta_t, &text_descr, &text, 1)) < 0 ? -1 : 1;
+}
+
+/* The members that only set the open item's fields, as ItemTracker._member and
+ * _set_type do, in their plain form (anything else is the tracker's): the first
+ * "type" of an object item with nothing buffered ("text", or "action" with no name
+ * yet: nothing to start); the start of a text item's first content, a string (shown
+ * from now on); the end of the shown content.  1 when `ev` was one, 0 if not, -1 on
+ * error. */
+static int
+member(Direct *d, PyObject *ev)
+{
+    PyObject *item = d->item;
+    PyObject *path = value_path(ev);
+    if (item == NULL || path == NULL || PyTuple_GET_SIZE(path) != 2)
+        return 0;
+    PyObject *key = PyTuple_GET_ITEM(path, 1), *value = PyTuple_GET_ITEM(ev, 1);
+    int r;
+    if (Py_IS_TYPE(ev, (PyTypeObject *)ValueEnd_t)) {
+        if (d->text_path != NULL) {
+            /* the shown content string ends (no other member can while it is open) */
+            if ((r = is_str(key, s_content)) <= 0)
+                return r;
+            if (flush_len(d) < 0 || PyObject_SetAttr(item, s_content_active, Py_False) < 0 ||
+                PyObject_SetAttr(item, s_content_value, value) < 0)
+                return -1;
+            Py_CLEAR(d->text_path);
+            return 1;
+        }
+        if ((r = is_str(key, s_type)) <= 0)
+            return r;
+        int text = is_str(value, s_text), action = text == 1 ? 0 : is_str(value, s_action);
+        if (text < 0 || action < 0)
+            return -1;
+        if (!text && !action)
+            return 0;
+        if ((r = attr_is(item, s_is_object, Py_True)) <= 0 ||
+            (r = attr_is(item, s_type_value, MISSING)) <= 0 ||
+            (r = attr_empty(item, s_buffered)) <= 0 ||
+            (action && (r = attr_empty(item, s_names)) <= 0))
+            return r;
+        if (PyObject_SetAttr(item, s_type_value, value) < 0 ||
+            PyObject_SetAttr(item, s_kind, text ? s_text : s_action) < 0)
+            return -1;
+        return 1;
+    }
+    if (!Py_IS_TYPE(ev, (PyTypeObject *)ValueStart_t) || d->text_path != NULL)
+        return 0;
+    if ((r = is_str(key, s_content)) <= 0 || (r = is_str(value, s_string)) <= 0 ||
+        (r = attr_is(item, s_is_object, Py_True)) <= 0 ||
+        (r = attr_is(item, s_kind, s_text)) <= 0 || (r = attr_is(item, s_content, s_none)) <= 0)
+        return r;
+    if (PyObject_SetAttr(item, s_content, s_string) < 0 ||
+        PyObject_SetAttr(item, s_content_active, Py_True) < 0 ||
+        PyObject_SetAttr(item, s_content_path, path) < 0)
+        return -1;
+    d->text_path = Py_NewRef(path);
+    return 1;
 }
 
 /* `text` is the next raw delta of the open action's params: an ActionArgsDelta added
@@ -265,18 +385,33 @@ args_delta(Direct *d, PyObject *text, int changed, PyObject **out)
     return r;
 }
 
-/* The fast state from the parser (see _inside): the text item's content path, the
- * open action (params key, snapshots, event id, index, raw list) or None, quiet. */
+/* The fast state from the parser (see _inside): the tracker's open item (or None),
+ * whether its content is the string being shown, the open action (params key,
+ * snapshots, event id, index, raw list) or None, quiet. */
 static int
-set_state(Direct *d, PyObject *text_path, PyObject *action, int quiet)
+set_state(Direct *d, PyObject *item, int text, PyObject *action, int quiet)
 {
     PyObject *args_key = NULL, *snaps = NULL, *event_id = NULL, *index = NULL, *raw = NULL;
+    PyObject *text_path = NULL;
     if (action != Py_None) {
         if (!PyArg_ParseTuple(action, "OOOOO!:Direct action", &args_key, &snaps, &event_id,
                               &index, &PyList_Type, &raw))
             return -1;
     }
-    Py_XSETREF(d->text_path, text_path == Py_None ? NULL : Py_NewRef(text_path));
+    if (text) {
+        if (item == Py_None) {
+            PyErr_SetString(PyExc_ValueError, "Direct: shown text needs its item");
+            return -1;
+        }
+        if ((text_path = PyObject_GetAttr(item, s_content_path)) == NULL)
+            return -1;
+    }
+    if (flush_len(d) < 0) {
+        Py_XDECREF(text_path);
+        return -1;
+    }
+    Py_XSETREF(d->item, item == Py_None ? NULL : Py_NewRef(item));
+    Py_XSETREF(d->text_path, text_path);
     Py_XSETREF(d->args_key, Py_XNewRef(args_key));
     Py_XSETREF(d->snaps, Py_XNewRef(snaps));
     Py_XSETREF(d->event_id, Py_XNewRef(event_id));
@@ -308,11 +443,12 @@ next_cut(int kind, const void *data, Py_ssize_t n, Py_ssize_t start, int *braces
 
 /* The piece handled here, the tracker not needed: 1 (events maybe added to *out, or
  * the piece's length to *deferred: params text, its delta made at the chunk's end),
- * 0 when the tracker must take it, -1 on error. */
+ * 0 when the tracker must take the piece's events from *from on, -1 on error. */
 static int
 take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **out,
-           Py_ssize_t *deferred)
+           Py_ssize_t *deferred, Py_ssize_t *from)
 {
+    *from = 0;
     if (d->args_key != NULL) {
         if (whole) /* strict: only a '}' ends the params, and the chunk has none */
             return args_delta(d, piece, PyList_GET_SIZE(events) != 0, out) < 0 ? -1 : 1;
@@ -321,15 +457,21 @@ take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **o
         *deferred += PyUnicode_GET_LENGTH(piece);
         return 1;
     }
-    int r = text_piece(d, events, out);
-    if (r != 0 || !d->quiet)
-        return r;
+    if (!d->quiet) /* params open that the fast path does not follow */
+        return 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(events); i++) {
-        r = ignored(PyList_GET_ITEM(events, i));
-        if (r <= 0)
+        PyObject *ev = PyList_GET_ITEM(events, i);
+        int r = text_delta(d, ev, out);
+        if (r == 0)
+            r = ignored(ev);
+        if (r == 0)
+            r = member(d, ev);
+        if (r <= 0) {
+            *from = i;
             return r;
+        }
     }
-    return 1; /* between values (a key, a split escape) or only values the tracker ignores */
+    return 1; /* between values (a key, a split escape), shown text, or plain members */
 }
 
 /* The deferred params text (the chunk's first `deferred` characters) into the open
@@ -347,21 +489,21 @@ push_deferred(Direct *d, PyObject *chunk, Py_ssize_t deferred)
     return r;
 }
 
-/* The parser's _inside(events, piece, before, end, content_len, last). */
+/* The parser's _inside(events, piece, before, end, last), the text shown so far
+ * counted in its item first. */
 static PyObject *
 call_step(Direct *d, PyObject *events, PyObject *piece, Py_ssize_t before, int last)
 {
+    if (flush_len(d) < 0)
+        return NULL;
     PyObject *b = PyLong_FromSsize_t(before), *e = PyLong_FromSsize_t(d->end);
-    PyObject *c = PyLong_FromSsize_t(d->content_len);
     PyObject *res = NULL;
-    if (b != NULL && e != NULL && c != NULL) {
-        d->content_len = 0; /* now the item's */
-        PyObject *call[6] = {events, piece, b, e, c, last ? Py_True : Py_False};
-        res = PyObject_Vectorcall(d->step, call, 6, NULL);
+    if (b != NULL && e != NULL) {
+        PyObject *call[5] = {events, piece, b, e, last ? Py_True : Py_False};
+        res = PyObject_Vectorcall(d->step, call, 5, NULL);
     }
     Py_XDECREF(b);
     Py_XDECREF(e);
-    Py_XDECREF(c);
     return res;
 }
 
@@ -439,12 +581,21 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
             goto done;
         }
         int r = 0;
+        Py_ssize_t from = 0;
         if (!hooked) {
-            r = take_piece(d, events, piece, single && !braces, &out, &deferred);
+            r = take_piece(d, events, piece, single && !braces, &out, &deferred, &from);
             if (r == 0) {
                 hooked = 1;
                 if (d->raw != NULL && push_deferred(d, chunk, deferred) < 0)
                     r = -1;
+                else if (from > 0) { /* the tracker takes the events not handled here */
+                    PyObject *rest = PyList_GetSlice(events, from, PyList_GET_SIZE(events));
+                    Py_SETREF(events, rest);
+                    if (rest == NULL) {
+                        Py_DECREF(piece);
+                        goto done;
+                    }
+                }
             }
         }
         if (r == 0) {
@@ -459,11 +610,11 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
                 goto done;
             }
             else if (start == n) {
-                PyObject *got, *text_path, *action;
-                int quiet;
-                if (!PyArg_ParseTuple(res, "O!OOp:_inside", &PyList_Type, &got, &text_path,
+                PyObject *got, *item, *action;
+                int text, quiet;
+                if (!PyArg_ParseTuple(res, "O!OpOp:_inside", &PyList_Type, &got, &item, &text,
                                       &action, &quiet) ||
-                    set_state(d, text_path, action, quiet) < 0)
+                    set_state(d, item, text, action, quiet) < 0)
                     r = -1;
                 else if (PyList_GET_SIZE(got)) {
                     if (out == NULL)
@@ -491,14 +642,14 @@ done:
 static PyObject *
 direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *feed, *core, *chunks, *step, *text_path, *action;
+    PyObject *feed, *core, *chunks, *step, *item, *action;
     Py_ssize_t fed, base, keep, trim;
-    int quiet;
+    int text, quiet;
     static char *names[] = {"feed_events", "core", "chunks", "step", "fed", "base", "keep",
-                            "trim", "text_path", "action", "quiet", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OnnnnOOp:Direct", names, &feed, &core,
+                            "trim", "item", "text", "action", "quiet", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OnnnnOpOp:Direct", names, &feed, &core,
                                      &PyList_Type, &chunks, &step, &fed, &base, &keep, &trim,
-                                     &text_path, &action, &quiet))
+                                     &item, &text, &action, &quiet))
         return NULL;
     if (!PyCallable_Check(feed) || !PyCallable_Check(step) || keep < 0 || trim < keep) {
         PyErr_SetString(PyExc_ValueError, "Direct: bad feed_events, step, keep or trim");
@@ -516,7 +667,7 @@ direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     d->base = base;
     d->keep = keep;
     d->trim = trim;
-    if (set_state(d, text_path, action, quiet) < 0) {
+    if (set_state(d, item, text, action, quiet) < 0) {
         Py_DECREF(d);
         return NULL;
     }
@@ -530,6 +681,7 @@ direct_traverse(Direct *d, visitproc visit, void *arg)
     Py_VISIT(d->core);
     Py_VISIT(d->chunks);
     Py_VISIT(d->step);
+    Py_VISIT(d->item);
     Py_VISIT(d->text_path);
     Py_VISIT(d->args_key);
     Py_VISIT(d->snaps);
@@ -548,6 +700,7 @@ direct_clear(Direct *d)
     Py_CLEAR(d->core);
     Py_CLEAR(d->chunks);
     Py_CLEAR(d->step);
+    Py_CLEAR(d->item);
     Py_CLEAR(d->text_path);
     Py_CLEAR(d->args_key);
     Py_CLEAR(d->snaps);
@@ -576,6 +729,8 @@ static PyMemberDef direct_members[] = {
      "characters the text item's TextDeltas carried here"},
     {"text_chars", T_PYSSIZET, offsetof(Direct, text_chars), READONLY,
      "characters of text shown here"},
+    {"item", T_OBJECT, offsetof(Direct, item), READONLY,
+     "the open item (its content_len does not count content_len yet)"},
     {"piece", T_OBJECT, offsetof(Direct, piece), READONLY,
      "after a JSON error: the piece the core raised on"},
     {"pending", T_OBJECT, offsetof(Direct, pending), READONLY,
@@ -716,11 +871,12 @@ field_descr(PyObject *type, const char *name)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *sd, *td, *ad, *rd, *vs, *ve;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!:configure", &PyType_Type, &sd, &PyType_Type, &td,
-                          &PyType_Type, &ad, &PyType_Type, &rd, &PyType_Type, &vs,
-                          &PyType_Type, &ve))
+    PyObject *sd, *td, *ad, *rd, *vs, *ve, *missing;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O:configure", &PyType_Type, &sd, &PyType_Type,
+                          &td, &PyType_Type, &ad, &PyType_Type, &rd, &PyType_Type, &vs,
+                          &PyType_Type, &ve, &missing))
         return NULL;
+    Py_XSETREF(MISSING, Py_NewRef(missing));
     Py_XSETREF(ValueStart_t, Py_NewRef(vs));
     Py_XSETREF(ValueEnd_t, Py_NewRef(ve));
     Py_XSETREF(ReasoningDelta_t, Py_NewRef(rd));
@@ -742,7 +898,7 @@ configure(PyObject *module, PyObject *args)
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, "
-     "ValueEnd): the event types."},
+     "ValueEnd, MISSING): the event types and the items' unset marker."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -759,6 +915,20 @@ PyInit__direct(void)
         (s_content = PyUnicode_InternFromString("content")) == NULL ||
         (s_params = PyUnicode_InternFromString("params")) == NULL ||
         (s_parameters = PyUnicode_InternFromString("parameters")) == NULL ||
+        (s_is_object = PyUnicode_InternFromString("is_object")) == NULL ||
+        (s_kind = PyUnicode_InternFromString("kind")) == NULL ||
+        (s_type_value = PyUnicode_InternFromString("type_value")) == NULL ||
+        (s_buffered = PyUnicode_InternFromString("buffered")) == NULL ||
+        (s_names = PyUnicode_InternFromString("names")) == NULL ||
+        (s_content_active = PyUnicode_InternFromString("content_active")) == NULL ||
+        (s_content_path = PyUnicode_InternFromString("content_path")) == NULL ||
+        (s_content_value = PyUnicode_InternFromString("content_value")) == NULL ||
+        (s_content_len = PyUnicode_InternFromString("content_len")) == NULL ||
+        (s_type = PyUnicode_InternFromString("type")) == NULL ||
+        (s_text = PyUnicode_InternFromString("text")) == NULL ||
+        (s_action = PyUnicode_InternFromString("action")) == NULL ||
+        (s_none = PyUnicode_InternFromString("none")) == NULL ||
+        (s_string = PyUnicode_InternFromString("string")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
         PyType_Ready(&TextRunType) < 0)
         return NULL;

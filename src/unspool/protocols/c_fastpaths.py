@@ -34,7 +34,11 @@ def _load() -> Any:
         from unspool.protocols import _direct  # type: ignore[attr-defined]
     except ImportError:
         return None
-    _direct.configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, ValueEnd)
+    from unspool.protocols.interleaved_items import _MISSING
+
+    _direct.configure(
+        StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, ValueEnd, _MISSING
+    )
     return _direct
 
 

@@ -120,6 +120,7 @@ class FastPath(Protocol):
     base: int
     text_chars: int
     content_len: int
+    item: Item
     piece: str
     pending: list[Event]
 
@@ -533,7 +534,6 @@ class InterleavedParser:
 
     def _c_fast(self, cand: _Candidate) -> FastPath:
         """The fast path's C form for the state just settled (see :meth:`feed`)."""
-        text = self._text_item
         return c_fastpaths.Direct(  # type: ignore[no-any-return]
             cand.core.feed_events,
             cand.core,
@@ -543,7 +543,8 @@ class InterleavedParser:
             cand.base,
             _KEEP,
             _TRIM,
-            None if text is None else text.content_path,
+            cand.tracker.current,
+            self._text_item is not None,
             self._action(),
             self._quiet,
         )
@@ -556,22 +557,17 @@ class InterleavedParser:
         return (args.args_key, args.snaps, args.event_id, args.action, args.raw)
 
     def _inside(
-        self, events: list[PathEvent], piece: str, before: int, end: int, grown: int, last: bool
-    ) -> list[Event] | tuple[list[Event], Any, Any, bool] | None:
-        """The C fast path's call for a piece whose path events concern the item tracker
-        (``piece`` starts at array offset ``before``; the chunk ends at ``end``; the
-        text item's content grew by ``grown`` in the fast path before): the tracker takes
-        it, as in :meth:`_feed_array`, and the fast path goes on.  At the chunk's
-        ``last`` piece: the chunk's events and the state the fast path continues
-        (content path, open action, quiet), as :meth:`_fed` would settle it.  When the
-        array closed: the fast path is left and the list is the rest of the chunk's
-        events."""
+        self, events: list[PathEvent], piece: str, before: int, end: int, last: bool
+    ) -> list[Event] | tuple[list[Event], Item | None, bool, Any, bool] | None:
+        """The C fast path's call for path events of a piece that concern the item
+        tracker (``piece`` starts at array offset ``before``; the chunk ends at
+        ``end``): the tracker takes them, as in :meth:`_feed_array`, and the fast path
+        goes on.  At the chunk's ``last`` piece: the chunk's events and the state the
+        fast path continues (the open item, whether its content is shown, the open
+        action, quiet), as :meth:`_fed` would settle it.  When the array closed: the
+        fast path is left and the list is the rest of the chunk's events."""
         cand = self._direct
         assert cand is not None
-        if grown:
-            item = self._text_item
-            assert item is not None
-            item.content_len += grown
         tracker = cand.tracker
         tracker.handle(events, piece, flush=False)
         if tracker.closed:
@@ -591,7 +587,8 @@ class InterleavedParser:
         self._quiet = tracker.quiet
         return (
             self._count(out) if out else out,
-            None if text is None else text.content_path,
+            tracker.current,
+            text is not None,
             self._action(),
             self._quiet,
         )
@@ -608,8 +605,8 @@ class InterleavedParser:
                 self._fast = None
                 cand.fed, cand.base, end = fast.fed, fast.base, fast.end
                 self._text_chars += fast.text_chars
-                if self._text_item is not None:
-                    self._text_item.content_len += fast.content_len
+                if fast.content_len:
+                    fast.item.content_len += fast.content_len
             taken = end - self._direct_at  # whole chunks (the core may stop at the root's end)
             self._offset += taken
             self._utf8.chars += taken

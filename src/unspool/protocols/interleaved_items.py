@@ -246,6 +246,12 @@ class ItemTracker:
             self.args_item = item
 
     @property
+    def current(self) -> Item | None:
+        """The open item: the parser's C fast path reads it, and sets the fields of its
+        plainest members itself (``unspool.protocols._direct``)."""
+        return self._item
+
+    @property
     def open_item(self) -> bool:
         """Whether an item is open (started and not closed)."""
         return self._item is not None
