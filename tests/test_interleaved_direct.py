@@ -230,6 +230,8 @@ SHAPES = [
     "[" + _T + '{"type":"action","content":"x","name":"n","params":{}}]',
     "[" + _T + '{"type":"text","content":5},{"type":"text","content":{"a":"b"}}]',
     "[" + _T + '{"type":"text","content":"a","content":"b"},{"type":1,"content":"c"}]',
+    "[" + _T + '{"type":"text","content":"a",},{"type":"text","content":"b"}]',  # a repair
+    "[" + _T + '1,"s",{"type":"text"},{"type":"text","content":null},[{"a":1}]]',
 ]
 
 

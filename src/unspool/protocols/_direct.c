@@ -39,11 +39,11 @@ static PyObject *ValueStart_t, *ValueEnd_t;
 static PyObject *text_descr, *id_descr, *index_descr, *partial_descr, *delta_descr;
 static PyObject *reasoning_descr;
 static PyObject *s_value, *s_take, *s_empty, *s_content, *s_params, *s_parameters;
-static PyObject *MISSING; /* interleaved_items._MISSING (configure) */
+static PyObject *MISSING, *Item_t; /* interleaved_items._MISSING and Item (configure) */
 /* the Item fields the fast path reads or sets, and the values it compares or sets */
 static PyObject *s_is_object, *s_kind, *s_type_value, *s_buffered, *s_names, *s_content_active,
     *s_content_path, *s_content_value, *s_content_len, *s_type, *s_text, *s_action, *s_none,
-    *s_string;
+    *s_string, *s_object, *s_content_dup, *s_notes, *s__item, *s__repairs;
 
 typedef struct {
     PyObject_HEAD
@@ -52,6 +52,7 @@ typedef struct {
     PyObject *core;      /* the core (its value, for the args) */
     PyObject *chunks;    /* list: the text kept, shared with the candidate */
     PyObject *step;      /* the parser's _inside: the item tracker takes a piece */
+    PyObject *tracker;   /* the item tracker (its open item and repairs) */
     Py_ssize_t fed;      /* characters fed to the core (array offsets) */
     Py_ssize_t end;      /* array offset of the end of the chunks taken */
     Py_ssize_t base;     /* array offset of chunks[0] */
@@ -441,6 +442,49 @@ next_cut(int kind, const void *data, Py_ssize_t n, Py_ssize_t start, int *braces
     return n;
 }
 
+/* The item boundaries in their plain form, as ItemTracker.handle and _end_item take
+ * them (anything else is the tracker's): an item opens (a new Item, the tracker's
+ * open item); a text item whose content was one string ends, with no note, repair
+ * or second content to report (nothing to emit).  1 when `ev` was one, 0 if not, -1
+ * on error. */
+static int
+boundary(Direct *d, PyObject *ev)
+{
+    PyObject *path = value_path(ev);
+    if (path == NULL || PyTuple_GET_SIZE(path) != 1 || d->text_path != NULL)
+        return 0;
+    int r;
+    if (Py_IS_TYPE(ev, (PyTypeObject *)ValueStart_t)) {
+        PyObject *pos = PyTuple_GET_ITEM(path, 0);
+        if (d->item != NULL || !PyLong_CheckExact(pos))
+            return 0;
+        if ((r = is_str(PyTuple_GET_ITEM(ev, 1), s_object)) < 0)
+            return -1;
+        PyObject *item = PyObject_CallFunctionObjArgs(Item_t, pos, r ? Py_True : Py_False, NULL);
+        if (item == NULL)
+            return -1;
+        if (PyObject_SetAttr(d->tracker, s__item, item) < 0) {
+            Py_DECREF(item);
+            return -1;
+        }
+        d->item = item;
+        return 1;
+    }
+    PyObject *item = d->item;
+    if (!Py_IS_TYPE(ev, (PyTypeObject *)ValueEnd_t) || item == NULL)
+        return 0;
+    if ((r = attr_is(item, s_is_object, Py_True)) <= 0 ||
+        (r = attr_is(item, s_kind, s_text)) <= 0 ||
+        (r = attr_is(item, s_content, s_string)) <= 0 ||
+        (r = attr_is(item, s_content_dup, Py_False)) <= 0 ||
+        (r = attr_empty(item, s_notes)) <= 0 || (r = attr_empty(d->tracker, s__repairs)) <= 0)
+        return r;
+    if (flush_len(d) < 0 || PyObject_SetAttr(d->tracker, s__item, Py_None) < 0)
+        return -1;
+    Py_CLEAR(d->item);
+    return 1;
+}
+
 /* The piece handled here, the tracker not needed: 1 (events maybe added to *out, or
  * the piece's length to *deferred: params text, its delta made at the chunk's end),
  * 0 when the tracker must take the piece's events from *from on, -1 on error. */
@@ -466,6 +510,8 @@ take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **o
             r = ignored(ev);
         if (r == 0)
             r = member(d, ev);
+        if (r == 0)
+            r = boundary(d, ev);
         if (r <= 0) {
             *from = i;
             return r;
@@ -642,14 +688,14 @@ done:
 static PyObject *
 direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *feed, *core, *chunks, *step, *item, *action;
+    PyObject *feed, *core, *chunks, *step, *tracker, *item, *action;
     Py_ssize_t fed, base, keep, trim;
     int text, quiet;
-    static char *names[] = {"feed_events", "core", "chunks", "step", "fed", "base", "keep",
-                            "trim", "item", "text", "action", "quiet", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OnnnnOpOp:Direct", names, &feed, &core,
-                                     &PyList_Type, &chunks, &step, &fed, &base, &keep, &trim,
-                                     &item, &text, &action, &quiet))
+    static char *names[] = {"feed_events", "core", "chunks", "step", "tracker", "fed",
+                            "base", "keep", "trim", "item", "text", "action", "quiet", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OOnnnnOpOp:Direct", names, &feed, &core,
+                                     &PyList_Type, &chunks, &step, &tracker, &fed, &base,
+                                     &keep, &trim, &item, &text, &action, &quiet))
         return NULL;
     if (!PyCallable_Check(feed) || !PyCallable_Check(step) || keep < 0 || trim < keep) {
         PyErr_SetString(PyExc_ValueError, "Direct: bad feed_events, step, keep or trim");
@@ -663,6 +709,7 @@ direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     d->core = Py_NewRef(core);
     d->chunks = Py_NewRef(chunks);
     d->step = Py_NewRef(step);
+    d->tracker = Py_NewRef(tracker);
     d->fed = d->end = fed;
     d->base = base;
     d->keep = keep;
@@ -681,6 +728,7 @@ direct_traverse(Direct *d, visitproc visit, void *arg)
     Py_VISIT(d->core);
     Py_VISIT(d->chunks);
     Py_VISIT(d->step);
+    Py_VISIT(d->tracker);
     Py_VISIT(d->item);
     Py_VISIT(d->text_path);
     Py_VISIT(d->args_key);
@@ -700,6 +748,7 @@ direct_clear(Direct *d)
     Py_CLEAR(d->core);
     Py_CLEAR(d->chunks);
     Py_CLEAR(d->step);
+    Py_CLEAR(d->tracker);
     Py_CLEAR(d->item);
     Py_CLEAR(d->text_path);
     Py_CLEAR(d->args_key);
@@ -871,12 +920,13 @@ field_descr(PyObject *type, const char *name)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *sd, *td, *ad, *rd, *vs, *ve, *missing;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O:configure", &PyType_Type, &sd, &PyType_Type,
+    PyObject *sd, *td, *ad, *rd, *vs, *ve, *missing, *item;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OO!:configure", &PyType_Type, &sd, &PyType_Type,
                           &td, &PyType_Type, &ad, &PyType_Type, &rd, &PyType_Type, &vs,
-                          &PyType_Type, &ve, &missing))
+                          &PyType_Type, &ve, &missing, &PyType_Type, &item))
         return NULL;
     Py_XSETREF(MISSING, Py_NewRef(missing));
+    Py_XSETREF(Item_t, Py_NewRef(item));
     Py_XSETREF(ValueStart_t, Py_NewRef(vs));
     Py_XSETREF(ValueEnd_t, Py_NewRef(ve));
     Py_XSETREF(ReasoningDelta_t, Py_NewRef(rd));
@@ -898,7 +948,7 @@ configure(PyObject *module, PyObject *args)
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, "
-     "ValueEnd, MISSING): the event types and the items' unset marker."},
+     "ValueEnd, MISSING, Item): the event types, the items' unset marker and their class."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -929,6 +979,11 @@ PyInit__direct(void)
         (s_action = PyUnicode_InternFromString("action")) == NULL ||
         (s_none = PyUnicode_InternFromString("none")) == NULL ||
         (s_string = PyUnicode_InternFromString("string")) == NULL ||
+        (s_object = PyUnicode_InternFromString("object")) == NULL ||
+        (s_content_dup = PyUnicode_InternFromString("content_dup")) == NULL ||
+        (s_notes = PyUnicode_InternFromString("notes")) == NULL ||
+        (s__item = PyUnicode_InternFromString("_item")) == NULL ||
+        (s__repairs = PyUnicode_InternFromString("_repairs")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
         PyType_Ready(&TextRunType) < 0)
         return NULL;

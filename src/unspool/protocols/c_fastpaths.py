@@ -34,10 +34,17 @@ def _load() -> Any:
         from unspool.protocols import _direct  # type: ignore[attr-defined]
     except ImportError:
         return None
-    from unspool.protocols.interleaved_items import _MISSING
+    from unspool.protocols.interleaved_items import _MISSING, Item
 
     _direct.configure(
-        StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, ValueEnd, _MISSING
+        StringDelta,
+        TextDelta,
+        ActionArgsDelta,
+        ReasoningDelta,
+        ValueStart,
+        ValueEnd,
+        _MISSING,
+        Item,
     )
     return _direct
 

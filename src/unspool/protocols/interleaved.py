@@ -539,6 +539,7 @@ class InterleavedParser:
             cand.core,
             cand.chunks,
             self._inside,
+            cand.tracker,
             cand.fed,
             cand.base,
             _KEEP,
