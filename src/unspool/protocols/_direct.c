@@ -8,18 +8,21 @@
  * Direct is InterleavedParser's fast path (interleaved.py, feed(): inside the
  * confirmed array, any str chunk).
  *
- * Direct(feed_events, core, chunks, step, fed, base, keep, trim, text_path, action,
- * quiet) is made when the fast path opens and read back (fed, end, base, content_len,
- * text_chars) when it is left.  Calling it with a chunk feeds the core in pieces (cut
- * before each '{' and after each '}', as _feed_array does) and returns
+ * Direct(feed_events, core, chunks, step, tracker, fed, base, keep, trim, item, text,
+ * action, quiet) is made when the fast path opens and read back (fed, end, base,
+ * item, content_len, text_chars) when it is left.  Calling it with a chunk feeds the
+ * core in pieces (cut before each '{' and after each '}', as _feed_array does) and
+ * returns
  *   - a list: the chunk's events, the chunk fully handled;
  *   - None: the chunk was not taken (not a str), nothing changed.
- * A piece whose path events only grow the text item's content (a TextDelta), only
- * grow the open params (their ActionArgsDelta at the chunk's end), or that the item
- * tracker ignores (a key, a member's own string, values inside a member) is handled
- * here.  From the first other piece on, each piece goes to `step` (the parser's
- * _inside): the item tracker takes it as in Python, and the last piece's call
- * returns the chunk's remaining events and the state to go on with (text_path,
+ * Path events are handled here, in order, while they are of the plain kinds: text
+ * that grows the shown content string (a TextDelta), text of the open params (their
+ * ActionArgsDelta at the chunk's end), what the item tracker ignores (a key, a
+ * member's own string, values inside a member), the members that only set fields of
+ * the open Item (member()) and the plain item boundaries (boundary()).  From the
+ * first other event on, the rest of the chunk goes to `step` (the parser's _inside)
+ * piece by piece: the item tracker takes it as in Python, and the last piece's call
+ * returns the chunk's remaining events and the state to go on with (item, text,
  * action, quiet); when the array closed, it returns a list and the fast path is over.
  * A MalformedJSON from the core propagates, the piece counted as fed (as in Python);
  * `piece` and `pending` (the chunk's events made before it) are kept for the parser.

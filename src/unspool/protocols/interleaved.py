@@ -109,11 +109,12 @@ _TRIM = 2 * _KEEP
 class FastPath(Protocol):
     """The fast path's C form (``unspool.protocols._direct.Direct``): called with a
     chunk, the chunk's events, or None when it did not take the chunk (bytes).  It
-    feeds the core itself (in pieces, as :meth:`InterleavedParser._feed_array` does)
-    and hands the item tracker only the pieces whose path events concern it (through
-    :meth:`InterleavedParser._inside`); its counts are read back when it is left, and
-    after a JSON error the piece that raised (``piece``) and the chunk's events made
-    before it (``pending``)."""
+    feeds the core itself (in pieces, as :meth:`InterleavedParser._feed_array` does),
+    handles the plain path events itself (shown text, params text, what the item
+    tracker ignores, the plainest members and boundaries of the open ``Item``) and
+    hands the rest to the item tracker (through :meth:`InterleavedParser._inside`);
+    its counts are read back when it is left, and after a JSON error the piece that
+    raised (``piece``) and the chunk's events made before it (``pending``)."""
 
     fed: int
     end: int
