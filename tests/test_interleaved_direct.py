@@ -232,6 +232,19 @@ SHAPES = [
     "[" + _T + '{"type":"text","content":"a","content":"b"},{"type":1,"content":"c"}]',
     "[" + _T + '{"type":"text","content":"a",},{"type":"text","content":"b"}]',  # a repair
     "[" + _T + '1,"s",{"type":"text"},{"type":"text","content":null},[{"a":1}]]',
+    "[" + _T + '{"type":"action","params":{"k":1},"name":"n"}]',  # params before the name
+    "[" + _T + '{"type":"action","name":"n","parameters":{"k":[1,{"z":2}]}}]',
+    "["
+    + _T
+    + '{"type":"action","name":"n","params":[1]},{"type":"action","name":"m","params":"s"}]',
+    "[" + _T + '{"type":"action","name":"n","params":{},"parameters":{"k":1}}]',
+    "["
+    + _T
+    + '{"type":"action","name":"n","params":{}},{"type":"action","name":"m","params":{"{":"}"}}]',
+    "[" + _T + '{"type":"action","name":"n","params":{"a" 1}}]',  # an error in the params' piece
+    # lenient: a ']' repaired as the params' closer (no '}': not followed in lenient mode)
+    "[" + _T + "{'type':'action','name':'n','params':{'k':1, 'j': 'a'], {'type':'text'}]",
+    "[" + _T + '{"type":"action","name":"n","params":{"k":1 "j":2 ] ,{"type":"text"}]',
 ]
 
 

@@ -46,7 +46,8 @@ static PyObject *MISSING, *Item_t; /* interleaved_items._MISSING and Item (confi
 /* the Item fields the fast path reads or sets, and the values it compares or sets */
 static PyObject *s_is_object, *s_kind, *s_type_value, *s_buffered, *s_names, *s_content_active,
     *s_content_path, *s_content_value, *s_content_len, *s_type, *s_text, *s_action, *s_none,
-    *s_string, *s_object, *s_content_dup, *s_notes, *s__item, *s__repairs;
+    *s_string, *s_object, *s_content_dup, *s_notes, *s__item, *s__repairs, *s_args_key,
+    *s_args_open, *s_snaps, *s_event_id, *s_raw;
 
 typedef struct {
     PyObject_HEAD
@@ -71,6 +72,7 @@ typedef struct {
     PyObject *index;
     PyObject *raw;     /* its params text not yet in a delta (the Item's list) */
     int quiet;
+    int lenient;       /* the params are not followed (the parser's lenient mode) */
     PyObject *piece;   /* after a JSON error: the piece the core raised on */
     PyObject *pending; /* ... and the events the chunk made before it */
 } Direct;
@@ -198,12 +200,12 @@ ignored(PyObject *ev)
     return PyErr_Occurred() ? -1 : 1;
 }
 
-/* Whether every event is inside the open params' values (depth 3 or more): the
- * tracker only adds the piece to the params' raw text. */
+/* Whether every event from `from` on is inside the open params' values (depth 3 or
+ * more): the tracker only adds the piece to the params' raw text. */
 static int
-all_in_params(PyObject *events)
+all_in_params(PyObject *events, Py_ssize_t from)
 {
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(events); i++) {
+    for (Py_ssize_t i = from; i < PyList_GET_SIZE(events); i++) {
         PyObject *path = value_path(PyList_GET_ITEM(events, i));
         if (path == NULL || PyTuple_GET_SIZE(path) < 3)
             return 0;
@@ -297,6 +299,48 @@ text_delta(Direct *d, PyObject *ev, PyObject **out)
     return add(out, new_event(TextDelta_t, &text_descr, &text, 1)) < 0 ? -1 : 1;
 }
 
+/* The params object of a started action opens (its first params member): the item
+ * tracker would set args_key and args_open and follow the params' text; so does the
+ * fast path from here on (not in lenient mode, as in Python).  2 when it did, 0 when
+ * this is not that case, -1 on error. */
+static int
+params(Direct *d, PyObject *key, PyObject *kind)
+{
+    PyObject *item = d->item;
+    int r;
+    if (d->lenient || (r = is_str(kind, s_object)) <= 0 ||
+        (r = attr_is(item, s_is_object, Py_True)) <= 0 ||
+        (r = attr_is(item, s_args_key, Py_None)) <= 0)
+        return d->lenient ? 0 : r;
+    PyObject *index = PyObject_GetAttr(item, s_action);
+    if (index == NULL)
+        return -1;
+    if (index == Py_None) { /* not started: the tracker keeps its raw text for later */
+        Py_DECREF(index);
+        return 0;
+    }
+    PyObject *snaps = PyObject_GetAttr(item, s_snaps);
+    PyObject *event_id = snaps == NULL ? NULL : PyObject_GetAttr(item, s_event_id);
+    PyObject *raw = event_id == NULL ? NULL : PyObject_GetAttr(item, s_raw);
+    if (raw == NULL || !PyList_Check(raw) || PyObject_SetAttr(item, s_args_key, key) < 0 ||
+        PyObject_SetAttr(item, s_args_open, Py_True) < 0) {
+        if (raw != NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "Direct: an item's raw is not a list");
+        Py_DECREF(index);
+        Py_XDECREF(snaps);
+        Py_XDECREF(event_id);
+        Py_XDECREF(raw);
+        return -1;
+    }
+    Py_XSETREF(d->args_key, Py_NewRef(key));
+    Py_XSETREF(d->snaps, snaps);
+    Py_XSETREF(d->event_id, event_id);
+    Py_XSETREF(d->index, index);
+    Py_XSETREF(d->raw, raw);
+    d->quiet = 0;
+    return 2;
+}
+
 /* The members that only set the open item's fields, as ItemTracker._member and
  * _set_type do, in their plain form (anything else is the tracker's): the first
  * "type" of an object item with nothing buffered ("text", or "action" with no name
@@ -342,6 +386,8 @@ member(Direct *d, PyObject *ev)
     }
     if (!Py_IS_TYPE(ev, (PyTypeObject *)ValueStart_t) || d->text_path != NULL)
         return 0;
+    if ((r = is_str(key, s_params)) != 0 || (r = is_str(key, s_parameters)) != 0)
+        return r < 0 ? -1 : params(d, key, value);
     if ((r = is_str(key, s_content)) <= 0 || (r = is_str(value, s_string)) <= 0 ||
         (r = attr_is(item, s_is_object, Py_True)) <= 0 ||
         (r = attr_is(item, s_kind, s_text)) <= 0 || (r = attr_is(item, s_content, s_none)) <= 0)
@@ -492,15 +538,17 @@ boundary(Direct *d, PyObject *ev)
  * the piece's length to *deferred: params text, its delta made at the chunk's end),
  * 0 when the tracker must take the piece's events from *from on, -1 on error. */
 static int
-take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **out,
-           Py_ssize_t *deferred, Py_ssize_t *from)
+take_piece(Direct *d, PyObject *events, PyObject *piece, Py_ssize_t at, int whole,
+           PyObject **out, Py_ssize_t *dstart, Py_ssize_t *deferred, Py_ssize_t *from)
 {
     *from = 0;
     if (d->args_key != NULL) {
         if (whole) /* strict: only a '}' ends the params, and the chunk has none */
             return args_delta(d, piece, PyList_GET_SIZE(events) != 0, out) < 0 ? -1 : 1;
-        if (!all_in_params(events))
+        if (!all_in_params(events, 0))
             return 0;
+        if (*deferred == 0)
+            *dstart = at;
         *deferred += PyUnicode_GET_LENGTH(piece);
         return 1;
     }
@@ -515,6 +563,15 @@ take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **o
             r = member(d, ev);
         if (r == 0)
             r = boundary(d, ev);
+        if (r == 2) { /* the params opened (the piece starts with their '{'): follow them */
+            if (!all_in_params(events, i + 1)) {
+                *from = i + 1;
+                return 0;
+            }
+            *dstart = at;
+            *deferred = PyUnicode_GET_LENGTH(piece);
+            return 1;
+        }
         if (r <= 0) {
             *from = i;
             return r;
@@ -523,14 +580,14 @@ take_piece(Direct *d, PyObject *events, PyObject *piece, int whole, PyObject **o
     return 1; /* between values (a key, a split escape), shown text, or plain members */
 }
 
-/* The deferred params text (the chunk's first `deferred` characters) into the open
- * action's raw list, where the tracker expects it. */
+/* The deferred params text (`deferred` characters of the chunk from `dstart`) into
+ * the open action's raw list, where the tracker expects it. */
 static int
-push_deferred(Direct *d, PyObject *chunk, Py_ssize_t deferred)
+push_deferred(Direct *d, PyObject *chunk, Py_ssize_t dstart, Py_ssize_t deferred)
 {
     if (deferred == 0)
         return 0;
-    PyObject *text = PyUnicode_Substring(chunk, 0, deferred);
+    PyObject *text = PyUnicode_Substring(chunk, dstart, dstart + deferred);
     if (text == NULL)
         return -1;
     int r = PyList_Append(d->raw, text);
@@ -591,7 +648,7 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
         return NULL;
     d->end = d->fed + n;
     PyObject *out = NULL, *result = NULL;
-    Py_ssize_t deferred = 0, start = 0;
+    Py_ssize_t dstart = 0, deferred = 0, start = 0; /* params text held: [dstart, +deferred) */
     int hooked = 0, braces = 0; /* whether the chunk holds a brace (seen by next_cut) */
     do {
         Py_ssize_t stop = next_cut(kind, data, n, start, &braces);
@@ -599,13 +656,13 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
         PyObject *piece = single ? Py_NewRef(chunk) : PyUnicode_Substring(chunk, start, stop);
         if (piece == NULL)
             goto done;
-        Py_ssize_t before = d->fed;
+        Py_ssize_t before = d->fed, at = start; /* the piece's offsets: array, chunk */
         d->fed += stop - start;
         start = stop;
         PyObject *events = PyObject_CallOneArg(d->feed, piece);
         if (events == NULL) {
             /* a JSON error: the parser takes over with this piece (see feed()) */
-            if (!hooked && d->raw != NULL && push_deferred(d, chunk, deferred) < 0) {
+            if (!hooked && d->raw != NULL && push_deferred(d, chunk, dstart, deferred) < 0) {
                 Py_DECREF(piece);
                 goto done;
             }
@@ -632,10 +689,11 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
         int r = 0;
         Py_ssize_t from = 0;
         if (!hooked) {
-            r = take_piece(d, events, piece, single && !braces, &out, &deferred, &from);
+            r = take_piece(d, events, piece, at, single && !braces, &out, &dstart, &deferred,
+                           &from);
             if (r == 0) {
                 hooked = 1;
-                if (d->raw != NULL && push_deferred(d, chunk, deferred) < 0)
+                if (d->raw != NULL && push_deferred(d, chunk, dstart, deferred) < 0)
                     r = -1;
                 else if (from > 0) { /* the tracker takes the events not handled here */
                     PyObject *rest = PyList_GetSlice(events, from, PyList_GET_SIZE(events));
@@ -680,8 +738,14 @@ direct_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwna
         if (r < 0)
             goto done;
     } while (start < n);
-    if (!hooked && deferred && args_delta(d, chunk, 1, &out) < 0)
-        goto done;
+    if (!hooked && deferred) {
+        PyObject *text = deferred == n ? Py_NewRef(chunk)
+                                       : PyUnicode_Substring(chunk, dstart, dstart + deferred);
+        int r = text == NULL ? -1 : args_delta(d, text, 1, &out);
+        Py_XDECREF(text);
+        if (r < 0)
+            goto done;
+    }
     result = out != NULL ? Py_NewRef(out) : PyList_New(0);
 done:
     Py_XDECREF(out);
@@ -693,12 +757,13 @@ direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *feed, *core, *chunks, *step, *tracker, *item, *action;
     Py_ssize_t fed, base, keep, trim;
-    int text, quiet;
+    int text, quiet, lenient;
     static char *names[] = {"feed_events", "core", "chunks", "step", "tracker", "fed",
-                            "base", "keep", "trim", "item", "text", "action", "quiet", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OOnnnnOpOp:Direct", names, &feed, &core,
+                            "base", "keep", "trim", "item", "text", "action", "quiet",
+                            "lenient", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO!OOnnnnOpOpp:Direct", names, &feed, &core,
                                      &PyList_Type, &chunks, &step, &tracker, &fed, &base,
-                                     &keep, &trim, &item, &text, &action, &quiet))
+                                     &keep, &trim, &item, &text, &action, &quiet, &lenient))
         return NULL;
     if (!PyCallable_Check(feed) || !PyCallable_Check(step) || keep < 0 || trim < keep) {
         PyErr_SetString(PyExc_ValueError, "Direct: bad feed_events, step, keep or trim");
@@ -713,6 +778,7 @@ direct_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     d->chunks = Py_NewRef(chunks);
     d->step = Py_NewRef(step);
     d->tracker = Py_NewRef(tracker);
+    d->lenient = lenient;
     d->fed = d->end = fed;
     d->base = base;
     d->keep = keep;
@@ -987,6 +1053,11 @@ PyInit__direct(void)
         (s_notes = PyUnicode_InternFromString("notes")) == NULL ||
         (s__item = PyUnicode_InternFromString("_item")) == NULL ||
         (s__repairs = PyUnicode_InternFromString("_repairs")) == NULL ||
+        (s_args_key = PyUnicode_InternFromString("args_key")) == NULL ||
+        (s_args_open = PyUnicode_InternFromString("args_open")) == NULL ||
+        (s_snaps = PyUnicode_InternFromString("snaps")) == NULL ||
+        (s_event_id = PyUnicode_InternFromString("event_id")) == NULL ||
+        (s_raw = PyUnicode_InternFromString("raw")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
         PyType_Ready(&TextRunType) < 0)
         return NULL;

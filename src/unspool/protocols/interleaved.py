@@ -549,6 +549,7 @@ class InterleavedParser:
             self._text_item is not None,
             self._action(),
             self._quiet,
+            self._lenient,
         )
 
     def _action(self) -> tuple[str | None, Any, str, int | None, list[str]] | None:
