@@ -1,10 +1,13 @@
-"""TagParser's text fast path in C (``unspool.protocols._direct.TextRun``) against its
-Python form in ``feed()``: the same document in the same chunks gives exactly the same
-events, chunk by chunk, and the same ``text_chars`` after every feed (prose, actions,
-fences, inline code, ``<think>`` reasoning, bytes cut inside characters)."""
+"""TagParser's fast paths in C (``unspool.protocols._direct.TextRun`` in prose,
+``BodyRun`` in an action body) against their Python forms in ``feed()``: the same
+document in the same chunks gives exactly the same events, chunk by chunk, and the same
+``text_chars`` after every feed (prose, actions with good and broken bodies, fences,
+inline code, ``<think>`` reasoning, bytes cut inside characters, lenient and strict)."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -13,13 +16,16 @@ from hypothesis import strategies as st
 
 from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
 from hypothesis_profiles import examples
-from test_tags_property import cut, cuts, documents
+from test_tags_property import cut, cuts, documents, loose_documents
 from unspool.events import Event
 from unspool.protocols import c_fastpaths
 from unspool.protocols.tags import TagParser
 
 pytestmark = [
-    pytest.mark.skipif(c_fastpaths.TextRun is None, reason="the C fast path is not built"),
+    pytest.mark.skipif(
+        c_fastpaths.TextRun is None or c_fastpaths.BodyRun is None,
+        reason="the C fast paths are not built",
+    ),
     pytest.mark.usefixtures(c_machine.__name__),
 ]
 
@@ -80,5 +86,156 @@ def test_the_c_text_path_keeps_no_references() -> None:
         for i in range(0, len(doc), 4):
             parser.feed(doc[i : i + 4])  # new chunk objects each time
         parser.finish()
+
+    assert traced_growth(reply) < 20_000
+
+
+def _same(chunks: list[Any], **options: Any) -> list[tuple[list[Event], int]]:
+    """The C paths' feeds, checked equal to the Python paths' (and returned)."""
+    got = _run(chunks, True, **options)
+    assert got == _run(chunks, False, **options)
+    return got
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    doc=documents,
+    data=st.data(),
+    as_bytes=st.booleans(),
+    lenient=st.booleans(),
+    strict_tags=st.booleans(),
+)
+def test_the_c_body_path_gives_the_python_events(
+    doc: str, data: st.DataObject, as_bytes: bool, lenient: bool, strict_tags: bool
+) -> None:
+    """Bodies good, broken, with text after the value, nested or unclosed, in chunks
+    cut anywhere (bytes cut inside characters, a bytes chunk among str ones)."""
+    raw: Any = doc.encode() if as_bytes else doc
+    chunks = cut(raw, data.draw(cuts(len(raw))))
+    if not as_bytes and len(chunks) > 3 and data.draw(st.booleans()):
+        chunks[2] = chunks[2].encode()
+    _same(chunks, lenient=lenient, strict_tags=strict_tags)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(data=st.data(), fmt=st.sampled_from(["action", "tool_call"]), lenient=st.booleans())
+def test_the_c_body_path_on_loose_bodies(data: st.DataObject, fmt: str, lenient: bool) -> None:
+    """Loose JSON-like bodies (the repairs of lenient mode, errors of strict mode)."""
+    doc = data.draw(loose_documents(fmt))
+    for step in (1, 2, 3, 4, 7):
+        _same([doc[i : i + step] for i in range(0, len(doc), step)], lenient=lenient, format=fmt)
+    _same(cut(doc, data.draw(cuts(len(doc)))), lenient=lenient, format=fmt)
+
+
+OPEN = '<action name="a">'
+BODY_CASES = {
+    "good": [OPEN, '{"q": ', '"abc', 'def"', ", ", '"n": 1', "2}", "</act", "ion>", " ok"],
+    "close split": [OPEN, '{"q": 1}', "<", "/", "acti", "on", ">", "x"],
+    "close in a string": [OPEN, '{"q": "', "a</ac", 'tion>b"}', "</action>"],
+    "upper close": [OPEN, '{"q": 1', "}</ACTION>", "x"],
+    "error": [OPEN, '{"q": ', "xyz", '", "n": 2}', "</action>", "after"],
+    "error then more": [OPEN, '{"q": 1', "]]", " more", " text", "</action>"],
+    "text after value": [OPEN, '{"q": 1}', " trailing", " words", "</action>"],
+    "value then space": [OPEN, '{"q": 1}', "   ", "\n", "</action>"],
+    "value ends inside": [OPEN, '{"q": ', "1} tr", "ail", "</action>"],
+    "nested": [OPEN, '{"q": 1', ', "r": ', OPEN, "{}</action>", "</action>"],
+    "array body": [OPEN, "[1, ", "2, 3", "]", "</action>"],
+    "string body": [OPEN, '"ab', 'cd"', "</action>"],
+    "number body": [OPEN, "12", "34", " ", "</action>"],
+    "empty chunks": [OPEN, "", '{"q"', "", ": 1}", "", "</action>"],
+    "bytes in body": [OPEN, '{"q": "', "é".encode(), '"}', "</action>"],
+    "truncated": [OPEN, '{"q": [1, ', "2"],
+    "truncated after value": [OPEN, '{"q": 1}', " x"],
+    "stray closer": [OPEN, '{"q": 1}', "}", " ", "</action>"],
+    "trailing comma": [OPEN, '{"q": 1,', " }", "</action>"],
+    "unquoted": [OPEN, "{q: ", "1}", "</action>"],
+    "single quotes": [OPEN, "{'q': ", "'x'}", "</action>"],
+    "two actions": [OPEN, '{"q": 1}', "</action>", " and ", OPEN, '{"r"', ": 2}", "</action>"],
+    "no name": ["<action>", '{"q"', ": 1}", "</action>"],
+}
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+@pytest.mark.parametrize("case", sorted(BODY_CASES))
+def test_body_edge_cases(case: str, lenient: bool) -> None:
+    chunks = BODY_CASES[case]
+    _same(chunks, lenient=lenient)
+    joined = "".join(c if isinstance(c, str) else c.decode() for c in chunks)
+    for step in (1, 2, 3, 5):
+        _same([joined[i : i + step] for i in range(0, len(joined), step)], lenient=lenient)
+
+
+@pytest.mark.parametrize("fmt", ["action", "tool_call"])
+def test_the_c_body_path_runs_where_it_should(fmt: str) -> None:
+    """It runs in a body that is the arguments (``action``), not where the arguments
+    are one member (``tool_call``'s name/arguments), and is left once the JSON ends."""
+    parser = TagParser(stream_id="s", format=fmt)
+    parser.feed(OPEN if fmt == "action" else "<tool_call>")
+    parser.feed('{"name": "a", ')
+    run = parser._c_run
+    assert (run is not None) is (fmt == "action")
+    if run is None:
+        return
+    assert type(run) is c_fastpaths.BodyRun
+    parser.feed('"q": [1,')
+    assert parser._c_run is run  # taken in C
+    parser.feed(" 2]} x")  # the value ends and text follows: handed back
+    assert parser._c_run is None
+
+
+def test_body_text_and_spans_match() -> None:
+    """What the C path took is counted: spans, raw bodies and offsets are the same."""
+    doc = "Say " + OPEN + '{"q": "' + "abc " * 30 + '"}' + "</action> then " + OPEN + "{bad"
+    chunks = [doc[i : i + 4] for i in range(0, len(doc), 4)]
+    parsers = []
+    for fast in (True, False):
+        if fast:
+            parser = TagParser(stream_id="s")
+        else:
+            with python_fast_paths():
+                parser = TagParser(stream_id="s")
+        for c in chunks:
+            parser.feed(c)
+        parser.finish()
+        parsers.append(parser)
+    assert parsers[0].spans == parsers[1].spans
+    assert [doc[s.start : s.end] for s in parsers[0].spans] == [s.text for s in parsers[0].spans]
+
+
+def test_an_abandoned_parser_in_a_body_is_collected() -> None:
+    """The C body path refers back to its parser (a cycle the GC must see)."""
+    parser = TagParser(stream_id="s")
+    parser.feed(OPEN + '{"q": ')
+    parser.feed('"abc')
+    assert parser._c_run is not None
+    ref = weakref.ref(parser)
+    del parser
+    gc.collect()
+    assert ref() is None
+
+
+@not_sanitized
+def test_the_c_body_path_keeps_no_references() -> None:
+    """Memory stays flat over many replies with bodies good and broken."""
+    doc = (
+        "Hi "
+        + OPEN
+        + '{"q": "'
+        + "x" * 40
+        + '", "n": [1, 2, 3]}</action> '
+        + OPEN
+        + '{"q": 1} tail</action> '
+        + OPEN
+        + '{"q": zz}</action> '
+        + OPEN
+        + '{"q": ['
+    )
+
+    def reply() -> None:
+        for lenient in (False, True):
+            parser = TagParser(stream_id="s", lenient=lenient)
+            for i in range(0, len(doc), 4):
+                parser.feed(doc[i : i + 4])  # new chunk objects each time
+            parser.finish()
 
     assert traced_growth(reply) < 20_000

@@ -43,6 +43,8 @@ static PyObject *text_descr, *id_descr, *index_descr, *partial_descr, *delta_des
 static PyObject *reasoning_descr;
 static PyObject *s_value, *s_take, *s_empty, *s_content, *s_params, *s_parameters;
 static PyObject *MISSING, *Item_t; /* interleaved_items._MISSING and Item (configure) */
+static PyObject *MalformedJSON_t;   /* the core's error (configure) */
+static PyObject *s_tail;
 /* the Item fields the fast path reads or sets, and the values it compares or sets */
 static PyObject *s_is_object, *s_kind, *s_type_value, *s_buffered, *s_names, *s_content_active,
     *s_content_path, *s_content_value, *s_content_len, *s_type, *s_text, *s_action, *s_none,
@@ -972,6 +974,244 @@ static PyTypeObject TextRunType = {
     .tp_members = text_run_members,
 };
 
+/* ------------------------------------------------------------------ TagParser's bodies */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *stops;    /* str: the characters at which the close delimiter may begin */
+    PyObject *feed;     /* the core's feed_events */
+    PyObject *core;     /* the core (its value and tail) */
+    PyObject *parts;    /* BodyScanner._parts: the body text so far */
+    PyObject *snaps;    /* the action's snapshots */
+    PyObject *event_id; /* the action's id and index, for its ActionArgsDelta */
+    PyObject *index;
+    PyObject *odd;      /* TagParser._body_odd: the chunk's end when the core did not go on */
+    PyObject *partial;  /* the core's value after the last chunk taken, or NULL */
+    int lenient;        /* every feed may change the value (BodyScanner.feed_args) */
+    int grew;           /* BodyScanner.grew */
+    Py_ssize_t lag;     /* characters taken (the body's _size and _fed grow by them) */
+    Py_ssize_t text_chars; /* always 0: read back as TextRun's is */
+} BodyRun;
+
+/* Whether `chunk` holds one of the characters of `stops`: 1, 0, or -1 on error. */
+static int
+holds_any(PyObject *chunk, PyObject *stops)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), k = PyUnicode_GET_LENGTH(stops);
+    int kind = PyUnicode_KIND(stops);
+    const void *data = PyUnicode_DATA(stops);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        Py_ssize_t at = PyUnicode_FindChar(chunk, PyUnicode_READ(kind, data, i), 0, n, 1);
+        if (at == -2)
+            return -1;
+        if (at >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The odd end of a chunk the core took: it raised `exc` (a MalformedJSON) or, exc None,
+ * left text after the value (`changed`: it made path events). */
+static PyObject *
+body_run_odd(BodyRun *b, PyObject *chunk, PyObject *exc, int changed)
+{
+    PyObject *call[3] = {chunk, exc, changed ? Py_True : Py_False};
+    Py_INCREF(b); /* the parser lets go of this run in there */
+    PyObject *out = PyObject_Vectorcall(b->odd, call, 3, NULL);
+    Py_DECREF(b);
+    return out;
+}
+
+static PyObject *
+body_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    BodyRun *b = (BodyRun *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "BodyRun takes one chunk");
+        return NULL;
+    }
+    PyObject *chunk = args[0];
+    if (!PyUnicode_CheckExact(chunk) || PyUnicode_GET_LENGTH(chunk) == 0)
+        Py_RETURN_NONE;
+    int stop = holds_any(chunk, b->stops);
+    if (stop < 0)
+        return NULL;
+    if (stop)
+        Py_RETURN_NONE;
+    PyObject *events = PyObject_CallOneArg(b->feed, chunk);
+    if (events == NULL) {
+        if (!PyErr_ExceptionMatches(MalformedJSON_t))
+            return NULL;
+        PyObject *type, *exc, *tb;
+        PyErr_Fetch(&type, &exc, &tb);
+        PyErr_NormalizeException(&type, &exc, &tb);
+        if (tb != NULL && exc != NULL)
+            PyException_SetTraceback(exc, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        if (exc == NULL)
+            return NULL;
+        PyObject *out = body_run_odd(b, chunk, exc, 0);
+        Py_DECREF(exc);
+        return out;
+    }
+    int changed = PyObject_IsTrue(events);
+    Py_DECREF(events);
+    if (changed < 0)
+        return NULL;
+    PyObject *tail = PyObject_GetAttr(b->core, s_tail);
+    if (tail == NULL)
+        return NULL;
+    int has_tail = PyObject_IsTrue(tail);
+    Py_DECREF(tail);
+    if (has_tail < 0)
+        return NULL;
+    if (has_tail)
+        return body_run_odd(b, chunk, Py_None, changed);
+    /* BodyScanner.feed_args's common case, and the parser's ActionArgsDelta */
+    if (changed || b->lenient)
+        b->grew = 1;
+    PyObject *value = PyObject_GetAttr(b->core, s_value);
+    if (value == NULL)
+        return NULL;
+    Py_XSETREF(b->partial, value);
+    if (PyList_Append(b->parts, chunk) < 0)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    b->lag += n;
+    PyObject *grown = PyLong_FromSsize_t(n);
+    if (grown == NULL)
+        return NULL;
+    PyObject *call[5] = {b->snaps, value, grown, Py_False, b->grew ? Py_True : Py_False};
+    PyObject *partial =
+        PyObject_VectorcallMethod(s_take, call, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    Py_DECREF(grown);
+    if (partial == NULL)
+        return NULL;
+    b->grew = 0;
+    PyObject *descrs[4] = {id_descr, index_descr, partial_descr, delta_descr};
+    PyObject *values[4] = {b->event_id, b->index, partial, chunk};
+    PyObject *ev = new_event(ArgsDelta_t, descrs, values, 4);
+    Py_DECREF(partial);
+    return one(ev);
+}
+
+static PyObject *
+body_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *stops, *feed, *core, *parts, *snaps, *event_id, *index, *odd;
+    int lenient, grew;
+    static char *names[] = {"stops", "feed_events", "core", "parts", "snaps", "event_id",
+                            "index", "odd", "lenient", "grew", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOOO!OOOOpp:BodyRun", names, &stops, &feed,
+                                     &core, &PyList_Type, &parts, &snaps, &event_id, &index,
+                                     &odd, &lenient, &grew))
+        return NULL;
+    if (!PyCallable_Check(feed) || !PyCallable_Check(odd)) {
+        PyErr_SetString(PyExc_TypeError, "BodyRun: feed_events and odd must be callable");
+        return NULL;
+    }
+    if (MalformedJSON_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "BodyRun: configure() was not called");
+        return NULL;
+    }
+    BodyRun *b = (BodyRun *)type->tp_alloc(type, 0);
+    if (b == NULL)
+        return NULL;
+    b->vectorcall = body_run_call;
+    b->stops = Py_NewRef(stops);
+    b->feed = Py_NewRef(feed);
+    b->core = Py_NewRef(core);
+    b->parts = Py_NewRef(parts);
+    b->snaps = Py_NewRef(snaps);
+    b->event_id = Py_NewRef(event_id);
+    b->index = Py_NewRef(index);
+    b->odd = Py_NewRef(odd);
+    b->lenient = lenient;
+    b->grew = grew;
+    return (PyObject *)b;
+}
+
+static int
+body_run_traverse(BodyRun *b, visitproc visit, void *arg)
+{
+    Py_VISIT(b->stops);
+    Py_VISIT(b->feed);
+    Py_VISIT(b->core);
+    Py_VISIT(b->parts);
+    Py_VISIT(b->snaps);
+    Py_VISIT(b->event_id);
+    Py_VISIT(b->index);
+    Py_VISIT(b->odd);
+    Py_VISIT(b->partial);
+    return 0;
+}
+
+static int
+body_run_clear(BodyRun *b)
+{
+    Py_CLEAR(b->stops);
+    Py_CLEAR(b->feed);
+    Py_CLEAR(b->core);
+    Py_CLEAR(b->parts);
+    Py_CLEAR(b->snaps);
+    Py_CLEAR(b->event_id);
+    Py_CLEAR(b->index);
+    Py_CLEAR(b->odd);
+    Py_CLEAR(b->partial);
+    return 0;
+}
+
+static void
+body_run_dealloc(BodyRun *b)
+{
+    PyObject_GC_UnTrack(b);
+    body_run_clear(b);
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+static PyObject *
+body_run_get_grew(BodyRun *b, void *closure)
+{
+    return PyBool_FromLong(b->grew);
+}
+
+static PyObject *
+body_run_get_partial(BodyRun *b, void *closure)
+{
+    return Py_NewRef(b->partial != NULL ? b->partial : Py_None);
+}
+
+static PyGetSetDef body_run_getset[] = {
+    {"grew", (getter)body_run_get_grew, NULL, "BodyScanner.grew as it stands", NULL},
+    {"partial", (getter)body_run_get_partial, NULL,
+     "the core's value after the last chunk taken (None before one)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef body_run_members[] = {
+    {"lag", T_PYSSIZET, offsetof(BodyRun, lag), READONLY, "characters taken"},
+    {"text_chars", T_PYSSIZET, offsetof(BodyRun, text_chars), READONLY,
+     "characters of text shown (none: a body is not text; as TextRun's)"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject BodyRunType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unspool.protocols._direct.BodyRun",
+    .tp_basicsize = sizeof(BodyRun),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "TagParser's action-body fast path in C (see tags.py).",
+    .tp_new = body_run_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(BodyRun, vectorcall),
+    .tp_traverse = (traverseproc)body_run_traverse,
+    .tp_clear = (inquiry)body_run_clear,
+    .tp_dealloc = (destructor)body_run_dealloc,
+    .tp_members = body_run_members,
+    .tp_getset = body_run_getset,
+};
+
 /* ------------------------------------------------------------------ module */
 
 static PyObject *
@@ -989,11 +1229,13 @@ field_descr(PyObject *type, const char *name)
 static PyObject *
 configure(PyObject *module, PyObject *args)
 {
-    PyObject *sd, *td, *ad, *rd, *vs, *ve, *missing, *item;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OO!:configure", &PyType_Type, &sd, &PyType_Type,
+    PyObject *sd, *td, *ad, *rd, *vs, *ve, *missing, *item, *malformed;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!OO!O!:configure", &PyType_Type, &sd, &PyType_Type,
                           &td, &PyType_Type, &ad, &PyType_Type, &rd, &PyType_Type, &vs,
-                          &PyType_Type, &ve, &missing, &PyType_Type, &item))
+                          &PyType_Type, &ve, &missing, &PyType_Type, &item, &PyType_Type,
+                          &malformed))
         return NULL;
+    Py_XSETREF(MalformedJSON_t, Py_NewRef(malformed));
     Py_XSETREF(MISSING, Py_NewRef(missing));
     Py_XSETREF(Item_t, Py_NewRef(item));
     Py_XSETREF(ValueStart_t, Py_NewRef(vs));
@@ -1017,7 +1259,8 @@ configure(PyObject *module, PyObject *args)
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(StringDelta, TextDelta, ActionArgsDelta, ReasoningDelta, ValueStart, "
-     "ValueEnd, MISSING, Item): the event types, the items' unset marker and their class."},
+     "ValueEnd, MISSING, Item, MalformedJSON): the event types, the items' unset marker and "
+     "their class, the core's error."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1058,8 +1301,9 @@ PyInit__direct(void)
         (s_snaps = PyUnicode_InternFromString("snaps")) == NULL ||
         (s_event_id = PyUnicode_InternFromString("event_id")) == NULL ||
         (s_raw = PyUnicode_InternFromString("raw")) == NULL ||
+        (s_tail = PyUnicode_InternFromString("tail")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
-        PyType_Ready(&TextRunType) < 0)
+        PyType_Ready(&TextRunType) < 0 || PyType_Ready(&BodyRunType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -1073,6 +1317,12 @@ PyInit__direct(void)
     Py_INCREF(&TextRunType);
     if (PyModule_AddObject(m, "TextRun", (PyObject *)&TextRunType) < 0) {
         Py_DECREF(&TextRunType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&BodyRunType);
+    if (PyModule_AddObject(m, "BodyRun", (PyObject *)&BodyRunType) < 0) {
+        Py_DECREF(&BodyRunType);
         Py_DECREF(m);
         return NULL;
     }

@@ -2,7 +2,7 @@
 
 Built with the C machine and used when it runs (``unspool.accelerated``; none with
 ``UNSPOOL_PURE=1``): :data:`Direct` for ``InterleavedParser`` inside its array,
-:data:`TextRun` for ``TagParser``'s prose.  Each parser keeps the same path in Python
+:data:`TextRun` and :data:`BodyRun` for ``TagParser``'s prose and action bodies.  Each parser keeps the same path in Python
 as the reference; both are None when the extension is not built.
 """
 
@@ -11,20 +11,30 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from unspool.core import machines
+from unspool.core.errors import MalformedJSON
 from unspool.core.path_events import StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionArgsDelta, Event, ReasoningDelta, TextDelta
 
-__all__ = ["Direct", "TextPath", "TextRun", "enabled"]
+__all__ = ["BodyPath", "BodyRun", "Direct", "TextPath", "TextRun", "enabled"]
 
 
 class TextPath(Protocol):
-    """A :data:`TextRun`: called with a chunk, its events, or None when the chunk may
-    hold a delimiter (nothing changed); its counts are read back when it is left."""
+    """A :data:`TextRun` or :data:`BodyRun`: called with a chunk, its events, or None
+    when the chunk may hold a delimiter (nothing changed); its counts are read back
+    when it is left."""
 
     lag: int
     text_chars: int
 
     def __call__(self, chunk: str | bytes) -> list[Event] | None: ...
+
+
+class BodyPath(TextPath, Protocol):
+    """A :data:`BodyRun`; also read back when it is left: the core's value after the
+    last chunk it took (``BodyScanner._partial``) and ``BodyScanner.grew``."""
+
+    partial: Any
+    grew: bool
 
 
 def _load() -> Any:
@@ -45,6 +55,7 @@ def _load() -> Any:
         ValueEnd,
         _MISSING,
         Item,
+        MalformedJSON,
     )
     return _direct
 
@@ -56,6 +67,10 @@ Direct: Any = None if _module is None else _module.Direct
 
 TextRun: Any = None if _module is None else _module.TextRun
 """``TagParser``'s text fast path (see ``tags.py``), or None."""
+
+BodyRun: Any = None if _module is None else _module.BodyRun
+"""``TagParser``'s fast path in an action body that is its JSON arguments (see
+``tags.py``), or None."""
 
 
 def enabled() -> bool:

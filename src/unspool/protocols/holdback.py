@@ -33,7 +33,7 @@ class Delimiters:
     finds none, :meth:`search` finds nothing and :meth:`hold` is 0.
     """
 
-    __slots__ = ("_first", "_max_hold", "_prefixes", "fold", "pattern", "starts")
+    __slots__ = ("_first", "_max_hold", "_prefixes", "fold", "pattern", "starts", "stops")
 
     def __init__(
         self,
@@ -63,6 +63,8 @@ class Delimiters:
             first |= {c.upper() for c in first}
         self._first = frozenset(first)
         stops = "".join(sorted(first | set(signals)))
+        self.stops = stops
+        """The characters ``starts`` looks for (a C fast path scans for them itself)."""
         self.starts = re.compile(f"[{re.escape(stops)}]" if stops else "(?!)").search
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:

@@ -174,6 +174,39 @@ class BodyScanner:
         self._size += len(text)
         return text
 
+    @property
+    def args_only(self) -> bool:
+        """Whether :meth:`feed_args` takes its common case here (the C fast path's, see
+        ``TagParser._settle``): the body is the arguments and the JSON still reads."""
+        return not self._scanning and self._fmt.name_key is None and not self._delta
+
+    def c_args(self) -> tuple[JsonStream, list[str]]:
+        """The core and the body's text list, for the C fast path to feed and extend."""
+        return self._stream, self._parts
+
+    def took_args(self, chars: int, partial: Any, grew: bool) -> None:
+        """The C fast path took ``chars`` characters as :meth:`feed_args`'s common case
+        does (it appended them to the text list): count them, and the core's value
+        after them (``partial``) and :attr:`grew` as they left them."""
+        self._size += chars
+        self._fed += chars
+        self._partial = partial
+        self.grew = grew
+
+    def fed_args(self, text: str, exc: MalformedJSON | None, changed: bool) -> str:
+        """The rest of :meth:`feed_args` once the core took ``text`` (the C fast path fed
+        it) and raised ``exc`` or, None, left text after the value (``changed``: it
+        made path events); the delta."""
+        if exc is not None:
+            self._scan(text, self._broken(exc, text, 0))
+            return self.take_delta()
+        if changed or self._lenient:
+            self.grew = True
+        self._fed += len(text)
+        self._partial = self._stream.value
+        self._scan(text, self._value_done(text, 0))
+        return self.take_delta()
+
     def _broken(self, exc: MalformedJSON, piece: str, i: int) -> int:
         """The JSON broke in ``piece`` (from ``text[i]``): keep its valid part, scan on
         from there (returned)."""

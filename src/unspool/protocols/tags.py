@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from unspool.core.errors import MalformedJSON
 from unspool.events import (
     ActionComplete,
     ActionInvalid,
@@ -39,7 +40,7 @@ from unspool.events import (
 )
 from unspool.protocols import c_fastpaths
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
-from unspool.protocols.c_fastpaths import TextPath
+from unspool.protocols.c_fastpaths import BodyPath, TextPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
@@ -180,7 +181,8 @@ class TagParser:
         # the fast paths of the next feed (see _settle)
         self._fast_text: Callable[[str], object] | None = None
         self._fast_body: BodyScanner | None = None
-        self._c_text: TextPath | None = None  # the text fast path in C, when it runs
+        self._c_run: TextPath | None = None  # the fast path in C, when it runs
+        self._c_body: BodyPath | None = None  # the same, when it is the body's
         self._use_c = c_fastpaths.enabled()  # decided once: the machine selected now
         self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
@@ -206,14 +208,14 @@ class TagParser:
     @property
     def text_chars(self) -> int:
         """Characters of text shown so far (``StreamDone.text_chars`` at the end)."""
-        run = self._c_text
+        run = self._c_run
         return self._text_chars + (0 if run is None else run.text_chars)
 
     def feed(self, chunk: str | bytes) -> list[Event]:
         """Consume ``chunk`` (text, or UTF-8 bytes split anywhere); the events it settles."""
-        run = self._c_text
+        run = self._c_run
         if run is not None:
-            got: list[Event] | None = run(chunk)  # the text fast path below, in C
+            got: list[Event] | None = run(chunk)  # a fast path below, in C
             if got is not None:
                 return got
         elif type(chunk) is str:
@@ -284,11 +286,17 @@ class TagParser:
 
     def _catch_up(self) -> None:
         """Count the characters the fast paths took (``_lag``) as read and decoded."""
-        run = self._c_text
-        if run is not None:  # the C text path's counts, and it is left
-            self._c_text = None
+        run = self._c_run
+        if run is not None:  # the C path's counts, and it is left
+            self._c_run = None
             self._lag += run.lag
             self._text_chars += run.text_chars
+            body_run = self._c_body
+            if body_run is not None:
+                self._c_body = None
+                if body_run.lag:
+                    assert self._body is not None
+                    self._body.took_args(body_run.lag, body_run.partial, body_run.grew)
         lag = self._lag
         if lag:
             self._lag = 0
@@ -300,8 +308,12 @@ class TagParser:
         nothing held and no markdown character pending, a chunk without a character
         at which a delimiter can begin is text (``_fast_text``, that lexer's
         ``starts``); in a started action's body with no closer prefix held, a chunk
-        without the closer's first character goes to the body (``_fast_body``)."""
-        if self._c_text is not None:
+        without the closer's first character goes to the body (``_fast_body``).  With the
+        C parts, the text path is :data:`~c_fastpaths.TextRun`, and the body path is
+        :data:`~c_fastpaths.BodyRun` while the body is the arguments and the JSON reads
+        on (``BodyScanner.args_only``); it hands a chunk on which the core stops back to
+        :meth:`_body_odd`."""
+        if self._c_run is not None:
             self._catch_up()
         self._fast_text = None
         self._fast_body = None
@@ -313,7 +325,7 @@ class TagParser:
                 starts = self._lexers[self._in_reasoning, code.key].starts
                 self._fast_text = starts
                 if self._use_c:
-                    self._c_text = c_fastpaths.TextRun(starts, self._in_reasoning)
+                    self._c_run = c_fastpaths.TextRun(starts, self._in_reasoning)
         elif self._mode == _BODY:
             body, action = self._body, self._action
             if (
@@ -323,6 +335,35 @@ class TagParser:
                 and action.index is not None
             ):
                 self._fast_body = body
+                if self._use_c and body.args_only:
+                    stream, parts = body.c_args()
+                    self._c_run = self._c_body = c_fastpaths.BodyRun(
+                        self._close.stops,
+                        stream.feed_events,
+                        stream,
+                        parts,
+                        action.snaps,
+                        action.event_id,
+                        action.index,
+                        self._body_odd,
+                        self._lenient,
+                        body.grew,
+                    )
+
+    def _body_odd(self, chunk: str, exc: MalformedJSON | None, changed: bool) -> list[Event]:
+        """:data:`~c_fastpaths.BodyRun` fed ``chunk`` to the core, which raised ``exc`` or
+        (None) left text after the value: the rest of the Python body path (``feed``)
+        here.  The C path is left; the body's next chunks take the Python one."""
+        self._catch_up()
+        body, action = self._body, self._action
+        assert body is not None and action is not None and action.index is not None
+        self._lag += len(chunk)
+        delta = body.fed_args(chunk, exc, changed)
+        if not delta:
+            return []
+        partial = action.snaps.take(body.partial, len(delta), False, body.grew)
+        body.grew = False
+        return [args_delta(action.event_id, action.index, partial, delta)]
 
     def _decoded(self, segments: list[Segment], out: list[Event]) -> None:
         """Run the decoded text; an ``invalid_utf8`` report goes out after the events of
