@@ -23,22 +23,26 @@ from unspool.protocols.tags import TagParser
 
 pytestmark = [
     pytest.mark.skipif(
-        c_fastpaths.TextRun is None or c_fastpaths.BodyRun is None,
+        None in (c_fastpaths.TextRun, c_fastpaths.BodyRun, c_fastpaths.HeldRun, c_fastpaths.TagRun),
         reason="the C fast paths are not built",
     ),
     pytest.mark.usefixtures(c_machine.__name__),
 ]
 
 
-def _feeds(chunks: list[Any], **options: Any) -> list[tuple[list[Event], int]]:
+Feeds = list[tuple[list[Event], int, str]]
+
+
+def _feeds(chunks: list[Any], **options: Any) -> Feeds:
     parser = TagParser(stream_id="s", **options)
-    out = [(parser.feed(c), parser.text_chars) for c in chunks]
-    out.append((parser.finish(), parser.text_chars))
+    out = [(parser.feed(c), parser.text_chars, parser.held) for c in chunks]
+    out.append((parser.finish(), parser.text_chars, parser.held))
     return out
 
 
-def _run(chunks: list[Any], fast: bool, **options: Any) -> list[tuple[list[Event], int]]:
-    """Each feed's events (and finish's) with ``text_chars`` after it; C path on or off."""
+def _run(chunks: list[Any], fast: bool, **options: Any) -> Feeds:
+    """Each feed's events (and finish's) with ``text_chars`` and ``held`` after it; C
+    paths on or off."""
     if fast:
         return _feeds(chunks, **options)
     with python_fast_paths():
@@ -90,7 +94,7 @@ def test_the_c_text_path_keeps_no_references() -> None:
     assert traced_growth(reply) < 20_000
 
 
-def _same(chunks: list[Any], **options: Any) -> list[tuple[list[Event], int]]:
+def _same(chunks: list[Any], **options: Any) -> Feeds:
     """The C paths' feeds, checked equal to the Python paths' (and returned)."""
     got = _run(chunks, True, **options)
     assert got == _run(chunks, False, **options)
@@ -237,5 +241,101 @@ def test_the_c_body_path_keeps_no_references() -> None:
             for i in range(0, len(doc), 4):
                 parser.feed(doc[i : i + 4])  # new chunk objects each time
             parser.finish()
+
+    assert traced_growth(reply) < 20_000
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    doc=documents,
+    data=st.data(),
+    strict_tags=st.booleans(),
+    reasoning=st.booleans(),
+    max_tag_chars=st.sampled_from([3, 9, 20, 40, 1024]),
+)
+def test_the_c_held_and_tag_paths_give_the_python_events(
+    doc: str, data: st.DataObject, strict_tags: bool, reasoning: bool, max_tag_chars: int
+) -> None:
+    """Delimiter prefixes held over many chunks, open tags of every shape (quotes holding
+    ``>`` or ``<``, single quotes in strict mode, tags longer than ``max_tag_chars``)."""
+    if reasoning:
+        doc = "<think>hm <act" + doc[: len(doc) // 2] + "</thi</think>" + doc[len(doc) // 2 :]
+    chunks = cut(doc, data.draw(cuts(len(doc))))
+    _same(chunks, strict_tags=strict_tags, reasoning=reasoning, max_tag_chars=max_tag_chars)
+
+
+TAG_CASES = {
+    "plain": ["<act", "ion na", 'me="a"', ">{}", "</action>"],
+    "quoted gt": ["<action n", 'ame="a" no', 'te="x>', '<y"', " id=7", ">{}</action>"],
+    "single quotes": ["<action name=", "'a", "' x='>'", ">{}</action>"],
+    "no quotes": ["<action name", "=a", " b = 'c'", ">{}</action>"],
+    "new tag inside": ["<action name=", '"a', " <action", ' name="b">{}</action>'],
+    "too long": ["<action name=", '"' + "a" * 30, "b" * 30, '">{}</action>'],
+    "upper": ["<ACT", "ION NA", 'ME="a">', "{}</ACT", "ION>"],
+    "held then text": ["x <", "a", "c", "t", "or", " y"],
+    "held closer then text": ['<action name="a">{}', "<", "/", "ac", "tor", "</action>"],
+    "closer held long": ['<action name="a">{"q": 1}', "<", "/", "a", "c", "t", "i", "o", "n", ">"],
+    "held then bytes": ["x <ac", b"t", "ion", ' name="a">{}</action>'],
+    "held at finish": ["x <acti"],
+    "tag at finish": ['<action name="a'],
+    "closer at finish": ['<action name="a">{}</act'],
+    "empty chunks": ["<act", "", 'ion name="a"', "", ">{}</", "", "action>"],
+    "think": ["<thi", "nk>", "hmm </th", "ink", ">", "done"],
+    "unquoted then quote": ["<action ", 'name=a "x', '>{}</action>"'],
+    "quote left open": ["<action name=", '"x', 'y>z"', ">{}</action>"],
+    "quote left open 2": ["<action name=", "'x", "y>z'", " q='<'>{}</action>"],
+}
+
+
+@pytest.mark.parametrize("strict_tags", [False, True])
+@pytest.mark.parametrize("case", sorted(TAG_CASES))
+def test_held_and_tag_edge_cases(case: str, strict_tags: bool) -> None:
+    for max_tag_chars in (1024, 16):
+        _same(
+            TAG_CASES[case],
+            strict_tags=strict_tags,
+            reasoning=case == "think",
+            max_tag_chars=max_tag_chars,
+        )
+
+
+def test_the_c_held_and_tag_paths_run_where_they_should() -> None:
+    parser = TagParser(stream_id="s")
+    parser.feed("hi <ac")
+    assert type(parser._c_run) is c_fastpaths.HeldRun
+    assert parser.feed("ti") == []
+    assert parser.held == "<acti"
+    parser.feed("on na")
+    assert type(parser._c_run) is c_fastpaths.TagRun
+    run = parser._c_run
+    parser.feed('me="')
+    assert parser._c_run is run  # taken in C
+    assert parser.held == '<action name="'
+    parser.feed('a">{"q": 1}<')
+    assert type(parser._c_run) is c_fastpaths.HeldRun
+    parser.feed("/act")
+    assert parser.held == "</act"
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_tags_at_every_length_limit(step: int) -> None:
+    """Open tags cut at every step, against every ``max_tag_chars`` near their length."""
+    doc = 'a <action name="x" note=\'y>\' b=c "d>{}</action> <action name=e>{}</action>'
+    chunks = [doc[i : i + step] for i in range(0, len(doc), step)]
+    for max_tag_chars in range(1, 40):
+        _same(chunks, max_tag_chars=max_tag_chars)
+
+
+@not_sanitized
+def test_the_c_held_and_tag_paths_keep_no_references() -> None:
+    """Memory stays flat over replies holding prefixes (folded too) and open tags."""
+    doc = 'x <ACT|ION name="a" note=\'<>\'>{}</ACT|ION> <act|or y <action na|me="b">{}</act'
+
+    def reply() -> None:
+        parser = TagParser(stream_id="s")
+        for piece in doc.split("|"):
+            for i in range(0, len(piece), 3):
+                parser.feed(piece[i : i + 3])  # new chunk objects each time
+        parser.finish()
 
     assert traced_growth(reply) < 20_000

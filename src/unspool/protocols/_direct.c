@@ -1212,6 +1212,313 @@ static PyTypeObject BodyRunType = {
     .tp_getset = body_run_getset,
 };
 
+/* ------------------------------------------------------------------ TagParser's held text */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *held;     /* str: the text held back, a proper prefix of a delimiter */
+    PyObject *prefixes; /* frozenset: the delimiters' proper prefixes (folded) */
+    PyObject *search;   /* the delimiters' regex search: finds none in a prefix */
+    int fold;           /* ASCII case folding */
+    Py_ssize_t lag;
+    Py_ssize_t text_chars; /* always 0 */
+} HeldRun;
+
+/* `s` with its ASCII capitals lowered (str.translate(ASCII_FOLD)), a new reference. */
+static PyObject *
+ascii_lower(PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 'A' && c <= 'Z')
+            break;
+        i++;
+    }
+    if (i == n)
+        return Py_NewRef(s);
+    PyObject *out = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
+    if (out == NULL)
+        return NULL;
+    int okind = PyUnicode_KIND(out);
+    void *odata = PyUnicode_DATA(out);
+    for (i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        PyUnicode_WRITE(okind, odata, i, (c >= 'A' && c <= 'Z') ? c + 32 : c);
+    }
+    return out;
+}
+
+static PyObject *
+held_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    HeldRun *h = (HeldRun *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "HeldRun takes one chunk");
+        return NULL;
+    }
+    PyObject *chunk = args[0];
+    if (!PyUnicode_CheckExact(chunk))
+        Py_RETURN_NONE;
+    PyObject *s = PyUnicode_Concat(h->held, chunk);
+    if (s == NULL)
+        return NULL;
+    PyObject *key = h->fold ? ascii_lower(s) : Py_NewRef(s);
+    if (key == NULL) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    int prefix = PySet_Contains(h->prefixes, key);
+    Py_DECREF(key);
+    if (prefix <= 0) {
+        Py_DECREF(s);
+        return prefix < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    PyObject *found = PyObject_CallOneArg(h->search, s);
+    if (found == NULL) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    Py_DECREF(found);
+    if (found != Py_None) {
+        Py_DECREF(s);
+        Py_RETURN_NONE;
+    }
+    Py_SETREF(h->held, s);
+    h->lag += PyUnicode_GET_LENGTH(chunk);
+    return PyList_New(0);
+}
+
+static PyObject *
+held_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *held, *prefixes, *search;
+    int fold;
+    static char *names[] = {"held", "prefixes", "search", "fold", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UO!Op:HeldRun", names, &held,
+                                     &PyFrozenSet_Type, &prefixes, &search, &fold))
+        return NULL;
+    if (!PyCallable_Check(search)) {
+        PyErr_SetString(PyExc_TypeError, "HeldRun: search must be callable");
+        return NULL;
+    }
+    HeldRun *h = (HeldRun *)type->tp_alloc(type, 0);
+    if (h == NULL)
+        return NULL;
+    h->vectorcall = held_run_call;
+    h->held = Py_NewRef(held);
+    h->prefixes = Py_NewRef(prefixes);
+    h->search = Py_NewRef(search);
+    h->fold = fold;
+    return (PyObject *)h;
+}
+
+static int
+held_run_traverse(HeldRun *h, visitproc visit, void *arg)
+{
+    Py_VISIT(h->held);
+    Py_VISIT(h->prefixes);
+    Py_VISIT(h->search);
+    return 0;
+}
+
+static int
+held_run_clear(HeldRun *h)
+{
+    Py_CLEAR(h->held);
+    Py_CLEAR(h->prefixes);
+    Py_CLEAR(h->search);
+    return 0;
+}
+
+static void
+held_run_dealloc(HeldRun *h)
+{
+    PyObject_GC_UnTrack(h);
+    held_run_clear(h);
+    Py_TYPE(h)->tp_free((PyObject *)h);
+}
+
+static PyMemberDef held_run_members[] = {
+    {"lag", T_PYSSIZET, offsetof(HeldRun, lag), READONLY, "characters taken"},
+    {"text_chars", T_PYSSIZET, offsetof(HeldRun, text_chars), READONLY,
+     "characters of text shown (none while held; as TextRun's)"},
+    {"held", T_OBJECT, offsetof(HeldRun, held), READONLY, "the text held back now"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject HeldRunType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unspool.protocols._direct.HeldRun",
+    .tp_basicsize = sizeof(HeldRun),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "TagParser's fast path while a delimiter's prefix grows, in C (see tags.py).",
+    .tp_new = held_run_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(HeldRun, vectorcall),
+    .tp_traverse = (traverseproc)held_run_traverse,
+    .tp_clear = (inquiry)held_run_clear,
+    .tp_dealloc = (destructor)held_run_dealloc,
+    .tp_members = held_run_members,
+};
+
+/* ------------------------------------------------------------------ TagParser's open tags */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *tag;      /* list: TagParser._tag, the open tag's text so far */
+    Py_ssize_t tag_len; /* TagParser._tag_len */
+    Py_ssize_t max_tag; /* TagParser._max_tag */
+    Py_UCS4 quote;      /* TagParser._quote (0: outside quotes) */
+    int after_eq;       /* TagParser._after_eq */
+    int strict;         /* only '"' quotes */
+    Py_ssize_t lag;
+    Py_ssize_t text_chars; /* always 0 */
+} TagRun;
+
+static PyObject *
+tag_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    TagRun *t = (TagRun *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "TagRun takes one chunk");
+        return NULL;
+    }
+    PyObject *chunk = args[0];
+    if (!PyUnicode_CheckExact(chunk))
+        Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    if (n == 0)
+        return PyList_New(0);
+    if (n > t->max_tag - t->tag_len)
+        Py_RETURN_NONE; /* the tag may outgrow max_tag_chars here */
+    int kind = PyUnicode_KIND(chunk);
+    const void *data = PyUnicode_DATA(chunk);
+    Py_UCS4 quote = t->quote;
+    int after_eq = t->after_eq;
+    for (Py_ssize_t j = 0; j < n; j++) { /* TagParser._scan_tag's loop */
+        Py_UCS4 c = PyUnicode_READ(kind, data, j);
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            continue;
+        }
+        if (c == '>' || c == '<')
+            Py_RETURN_NONE; /* the tag ends, or was text */
+        if (c == '=')
+            after_eq = 1;
+        else if (after_eq && (c == '"' || (c == '\'' && !t->strict))) {
+            quote = c;
+            after_eq = 0;
+        }
+        else if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            after_eq = 0;
+    }
+    if (PyList_Append(t->tag, chunk) < 0)
+        return NULL;
+    t->quote = quote;
+    t->after_eq = after_eq;
+    t->tag_len += n;
+    t->lag += n;
+    return PyList_New(0);
+}
+
+static PyObject *
+tag_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *tag, *quote;
+    Py_ssize_t tag_len, max_tag;
+    int after_eq, strict;
+    static char *names[] = {"tag", "tag_len", "max_tag", "quote", "after_eq", "strict", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nnUpp:TagRun", names, &PyList_Type, &tag,
+                                     &tag_len, &max_tag, &quote, &after_eq, &strict))
+        return NULL;
+    if (PyUnicode_GET_LENGTH(quote) > 1) {
+        PyErr_SetString(PyExc_ValueError, "TagRun: quote is one character or none");
+        return NULL;
+    }
+    TagRun *t = (TagRun *)type->tp_alloc(type, 0);
+    if (t == NULL)
+        return NULL;
+    t->vectorcall = tag_run_call;
+    t->tag = Py_NewRef(tag);
+    t->tag_len = tag_len;
+    t->max_tag = max_tag;
+    t->quote = PyUnicode_GET_LENGTH(quote) ? PyUnicode_READ_CHAR(quote, 0) : 0;
+    t->after_eq = after_eq;
+    t->strict = strict;
+    return (PyObject *)t;
+}
+
+static int
+tag_run_traverse(TagRun *t, visitproc visit, void *arg)
+{
+    Py_VISIT(t->tag);
+    return 0;
+}
+
+static int
+tag_run_clear(TagRun *t)
+{
+    Py_CLEAR(t->tag);
+    return 0;
+}
+
+static void
+tag_run_dealloc(TagRun *t)
+{
+    PyObject_GC_UnTrack(t);
+    tag_run_clear(t);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static PyObject *
+tag_run_get_quote(TagRun *t, void *closure)
+{
+    if (t->quote == 0)
+        return PyUnicode_New(0, 0);
+    return PyUnicode_FromOrdinal((int)t->quote);
+}
+
+static PyObject *
+tag_run_get_after_eq(TagRun *t, void *closure)
+{
+    return PyBool_FromLong(t->after_eq);
+}
+
+static PyGetSetDef tag_run_getset[] = {
+    {"quote", (getter)tag_run_get_quote, NULL, "the open quote, or ''", NULL},
+    {"after_eq", (getter)tag_run_get_after_eq, NULL, "an '=' came, a quote may open", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef tag_run_members[] = {
+    {"lag", T_PYSSIZET, offsetof(TagRun, lag), READONLY, "characters taken"},
+    {"text_chars", T_PYSSIZET, offsetof(TagRun, text_chars), READONLY,
+     "characters of text shown (none in a tag; as TextRun's)"},
+    {"tag_len", T_PYSSIZET, offsetof(TagRun, tag_len), READONLY, "the open tag's length"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject TagRunType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unspool.protocols._direct.TagRun",
+    .tp_basicsize = sizeof(TagRun),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "TagParser's fast path inside an open tag's attributes, in C (see tags.py).",
+    .tp_new = tag_run_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(TagRun, vectorcall),
+    .tp_traverse = (traverseproc)tag_run_traverse,
+    .tp_clear = (inquiry)tag_run_clear,
+    .tp_dealloc = (destructor)tag_run_dealloc,
+    .tp_members = tag_run_members,
+    .tp_getset = tag_run_getset,
+};
+
 /* ------------------------------------------------------------------ module */
 
 static PyObject *
@@ -1303,7 +1610,8 @@ PyInit__direct(void)
         (s_raw = PyUnicode_InternFromString("raw")) == NULL ||
         (s_tail = PyUnicode_InternFromString("tail")) == NULL ||
         (s_empty = PyTuple_New(0)) == NULL || PyType_Ready(&DirectType) < 0 ||
-        PyType_Ready(&TextRunType) < 0 || PyType_Ready(&BodyRunType) < 0)
+        PyType_Ready(&TextRunType) < 0 || PyType_Ready(&BodyRunType) < 0 ||
+        PyType_Ready(&HeldRunType) < 0 || PyType_Ready(&TagRunType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
@@ -1320,11 +1628,15 @@ PyInit__direct(void)
         Py_DECREF(m);
         return NULL;
     }
-    Py_INCREF(&BodyRunType);
-    if (PyModule_AddObject(m, "BodyRun", (PyObject *)&BodyRunType) < 0) {
-        Py_DECREF(&BodyRunType);
-        Py_DECREF(m);
-        return NULL;
+    PyTypeObject *more[3] = {&BodyRunType, &HeldRunType, &TagRunType};
+    const char *more_names[3] = {"BodyRun", "HeldRun", "TagRun"};
+    for (int i = 0; i < 3; i++) {
+        Py_INCREF(more[i]);
+        if (PyModule_AddObject(m, more_names[i], (PyObject *)more[i]) < 0) {
+            Py_DECREF(more[i]);
+            Py_DECREF(m);
+            return NULL;
+        }
     }
     return m;
 }

@@ -2,7 +2,8 @@
 
 Built with the C machine and used when it runs (``unspool.accelerated``; none with
 ``UNSPOOL_PURE=1``): :data:`Direct` for ``InterleavedParser`` inside its array,
-:data:`TextRun` and :data:`BodyRun` for ``TagParser``'s prose and action bodies.  Each parser keeps the same path in Python
+:data:`TextRun`, :data:`HeldRun`, :data:`TagRun` and :data:`BodyRun` for ``TagParser``'s
+prose, held delimiter prefixes, open tags and action bodies.  Each parser keeps the same path in Python
 as the reference; both are None when the extension is not built.
 """
 
@@ -15,7 +16,18 @@ from unspool.core.errors import MalformedJSON
 from unspool.core.path_events import StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionArgsDelta, Event, ReasoningDelta, TextDelta
 
-__all__ = ["BodyPath", "BodyRun", "Direct", "TextPath", "TextRun", "enabled"]
+__all__ = [
+    "BodyPath",
+    "BodyRun",
+    "Direct",
+    "HeldPath",
+    "HeldRun",
+    "TagPath",
+    "TagRun",
+    "TextPath",
+    "TextRun",
+    "enabled",
+]
 
 
 class TextPath(Protocol):
@@ -35,6 +47,21 @@ class BodyPath(TextPath, Protocol):
 
     partial: Any
     grew: bool
+
+
+class HeldPath(TextPath, Protocol):
+    """A :data:`HeldRun`; also read back: the text held now."""
+
+    held: str
+
+
+class TagPath(TextPath, Protocol):
+    """A :data:`TagRun`; also read back: the open tag's length, open quote (or ``""``)
+    and whether an ``=`` came last (a quote may open)."""
+
+    tag_len: int
+    quote: str
+    after_eq: bool
 
 
 def _load() -> Any:
@@ -67,6 +94,12 @@ Direct: Any = None if _module is None else _module.Direct
 
 TextRun: Any = None if _module is None else _module.TextRun
 """``TagParser``'s text fast path (see ``tags.py``), or None."""
+
+HeldRun: Any = None if _module is None else _module.HeldRun
+"""``TagParser``'s fast path while held text grows as a delimiter's prefix, or None."""
+
+TagRun: Any = None if _module is None else _module.TagRun
+"""``TagParser``'s fast path in an open tag's attributes, or None."""
 
 BodyRun: Any = None if _module is None else _module.BodyRun
 """``TagParser``'s fast path in an action body that is its JSON arguments (see

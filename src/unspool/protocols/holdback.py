@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 __all__ = ["ASCII_FOLD", "Delimiters"]
 
 ASCII_FOLD = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 """``str.translate`` table lowering ASCII letters only (length-preserving)."""
+
+
+def _none(text: str) -> None:
+    """No delimiter anywhere (a set without literals)."""
 
 
 class Delimiters:
@@ -33,7 +37,7 @@ class Delimiters:
     finds none, :meth:`search` finds nothing and :meth:`hold` is 0.
     """
 
-    __slots__ = ("_first", "_max_hold", "_prefixes", "fold", "pattern", "starts", "stops")
+    __slots__ = ("_first", "_max_hold", "_prefixes", "find", "fold", "pattern", "starts", "stops")
 
     def __init__(
         self,
@@ -55,6 +59,8 @@ class Delimiters:
             parts.append(f"(?P<signal>[{re.escape(signals)}])")
         flags = re.IGNORECASE | re.ASCII if fold else 0
         self.pattern: re.Pattern[str] | None = re.compile("|".join(parts), flags) if parts else None
+        self.find: Callable[[str], object] = self.pattern.search if self.pattern else _none
+        """``find(text)``: :meth:`search` from 0 (a C fast path calls it)."""
         keyed = [w.translate(ASCII_FOLD) for w in literals] if fold else literals
         self._prefixes = frozenset(w[:k] for w in keyed for k in range(1, len(w)))
         self._max_hold = max((len(w) - 1 for w in keyed), default=0)
@@ -66,6 +72,11 @@ class Delimiters:
         self.stops = stops
         """The characters ``starts`` looks for (a C fast path scans for them itself)."""
         self.starts = re.compile(f"[{re.escape(stops)}]" if stops else "(?!)").search
+
+    @property
+    def prefixes(self) -> frozenset[str]:
+        """The proper prefixes of the delimiters (ASCII-folded with ``fold``)."""
+        return self._prefixes
 
     def search(self, text: str, pos: int) -> re.Match[str] | None:
         """The first delimiter or signal character in ``text[pos:]``."""

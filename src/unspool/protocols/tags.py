@@ -40,7 +40,7 @@ from unspool.events import (
 )
 from unspool.protocols import c_fastpaths
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
-from unspool.protocols.c_fastpaths import BodyPath, TextPath
+from unspool.protocols.c_fastpaths import BodyPath, HeldPath, TagPath, TextPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
@@ -182,7 +182,7 @@ class TagParser:
         self._fast_text: Callable[[str], object] | None = None
         self._fast_body: BodyScanner | None = None
         self._c_run: TextPath | None = None  # the fast path in C, when it runs
-        self._c_body: BodyPath | None = None  # the same, when it is the body's
+        self._c_back: Callable[[Any], None] | None = None  # reads its state back
         self._use_c = c_fastpaths.enabled()  # decided once: the machine selected now
         self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
@@ -193,6 +193,9 @@ class TagParser:
     def held(self) -> str:
         """Text held back because it could still become a delimiter: a proper prefix
         of an open tag, of ``<think>``/``</think>`` or of the close delimiter."""
+        run = self._c_run
+        if run is not None and self._c_back == self._back_held:
+            return run.held  # type: ignore[attr-defined, no-any-return]
         if self._mode == _TEXT:
             return self._held
         if self._mode == _TAG:
@@ -287,21 +290,39 @@ class TagParser:
     def _catch_up(self) -> None:
         """Count the characters the fast paths took (``_lag``) as read and decoded."""
         run = self._c_run
-        if run is not None:  # the C path's counts, and it is left
+        if run is not None:  # the C path's counts and state, and it is left
             self._c_run = None
             self._lag += run.lag
             self._text_chars += run.text_chars
-            body_run = self._c_body
-            if body_run is not None:
-                self._c_body = None
-                if body_run.lag:
-                    assert self._body is not None
-                    self._body.took_args(body_run.lag, body_run.partial, body_run.grew)
+            back = self._c_back
+            if back is not None:
+                self._c_back = None
+                back(run)
         lag = self._lag
         if lag:
             self._lag = 0
             self._pos += lag
             self._utf8.chars += lag
+
+    def _back_body(self, run: BodyPath) -> None:
+        """What :data:`~c_fastpaths.BodyRun` took, into the body."""
+        if run.lag:
+            assert self._body is not None
+            self._body.took_args(run.lag, run.partial, run.grew)
+
+    def _back_held(self, run: HeldPath) -> None:
+        """The text :data:`~c_fastpaths.HeldRun` holds now, in prose or a body."""
+        if self._mode == _TEXT:
+            self._held = run.held
+        else:
+            assert self._body is not None
+            self._body.held = run.held
+
+    def _back_tag(self, run: TagPath) -> None:
+        """Where :data:`~c_fastpaths.TagRun` left the open tag (its text is in ``_tag``)."""
+        self._tag_len = run.tag_len
+        self._quote = run.quote
+        self._after_eq = run.after_eq
 
     def _settle(self) -> None:
         """After a feed, which fast path the next ``str`` chunk may take: in prose with
@@ -312,7 +333,10 @@ class TagParser:
         C parts, the text path is :data:`~c_fastpaths.TextRun`, and the body path is
         :data:`~c_fastpaths.BodyRun` while the body is the arguments and the JSON reads
         on (``BodyScanner.args_only``); it hands a chunk on which the core stops back to
-        :meth:`_body_odd`."""
+        :meth:`_body_odd`.  Two more run in C only: :data:`~c_fastpaths.HeldRun` while
+        held text stays a proper prefix of a delimiter (in prose, or of the closer in a
+        body), :data:`~c_fastpaths.TagRun` in an open tag's attributes while no ``>`` or
+        ``<`` comes.  Each is read back (``_c_back``) when it is left."""
         if self._c_run is not None:
             self._catch_up()
         self._fast_text = None
@@ -321,11 +345,25 @@ class TagParser:
             return
         if self._mode == _TEXT:
             code = self._code
-            if not self._held and not code.char_mode:
-                starts = self._lexers[self._in_reasoning, code.key].starts
-                self._fast_text = starts
-                if self._use_c:
-                    self._c_run = c_fastpaths.TextRun(starts, self._in_reasoning)
+            if not code.char_mode:
+                lexer = self._lexers[self._in_reasoning, code.key]
+                if not self._held:
+                    self._fast_text = lexer.starts
+                    if self._use_c:
+                        self._c_run = c_fastpaths.TextRun(lexer.starts, self._in_reasoning)
+                elif self._use_c:
+                    self._held_run(self._held, lexer)
+        elif self._mode == _TAG:
+            if self._use_c:
+                self._c_run = c_fastpaths.TagRun(
+                    self._tag,
+                    self._tag_len,
+                    self._max_tag,
+                    self._quote,
+                    self._after_eq,
+                    self._strict,
+                )
+                self._c_back = self._back_tag
         elif self._mode == _BODY:
             body, action = self._body, self._action
             if (
@@ -337,7 +375,7 @@ class TagParser:
                 self._fast_body = body
                 if self._use_c and body.args_only:
                     stream, parts = body.c_args()
-                    self._c_run = self._c_body = c_fastpaths.BodyRun(
+                    self._c_run = c_fastpaths.BodyRun(
                         self._close.stops,
                         stream.feed_events,
                         stream,
@@ -349,6 +387,22 @@ class TagParser:
                         self._lenient,
                         body.grew,
                     )
+                    self._c_back = self._back_body
+            elif (
+                self._use_c
+                and body is not None
+                and body.held
+                and action is not None
+                and action.index is not None
+            ):
+                self._held_run(body.held, self._close)
+
+    def _held_run(self, held: str, delimiters: Delimiters) -> None:
+        """The C path while ``held`` grows as a proper prefix of one of ``delimiters``."""
+        self._c_run = c_fastpaths.HeldRun(
+            held, delimiters.prefixes, delimiters.find, delimiters.fold
+        )
+        self._c_back = self._back_held
 
     def _body_odd(self, chunk: str, exc: MalformedJSON | None, changed: bool) -> list[Event]:
         """:data:`~c_fastpaths.BodyRun` fed ``chunk`` to the core, which raised ``exc`` or
