@@ -1,9 +1,12 @@
 /* The C forms of the protocols' per-chunk fast paths; the Python code beside them stays
  * the reference (tests/test_interleaved_direct.py, tests/test_tags_direct.py).
  *
- * TextRun(starts, reasoning) is TagParser's text fast path (tags.py, feed()): a str
- * chunk in which no delimiter can begin (`starts(chunk)` is None) is one TextDelta (or
- * ReasoningDelta); it returns None for any other chunk, having changed nothing.
+ * TextRun(stops, reasoning) is TagParser's text fast path (tags.py, feed()): a str
+ * chunk in which no delimiter can begin (none of the characters `stops`, the ones the
+ * lexer's `starts` looks for) is one TextDelta (or ReasoningDelta); it returns None for
+ * any other chunk, having changed nothing.  HeldRun (a delimiter's prefix held back
+ * grows), TagRun (an open tag's attributes) and BodyRun (a JSON action body, the core
+ * fed here) are its other fast paths, each described above its code.
  *
  * Direct is InterleavedParser's fast path (interleaved.py, feed(): inside the
  * confirmed array, any str chunk).
@@ -874,10 +877,28 @@ static PyTypeObject DirectType = {
 
 /* ------------------------------------------------------------------ TagParser's text */
 
+/* Whether `chunk` holds one of the characters of `stops`: 1, 0, or -1 on error. */
+static int
+holds_any(PyObject *chunk, PyObject *stops)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), k = PyUnicode_GET_LENGTH(stops);
+    int kind = PyUnicode_KIND(stops);
+    const void *data = PyUnicode_DATA(stops);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        Py_ssize_t at = PyUnicode_FindChar(chunk, PyUnicode_READ(kind, data, i), 0, n, 1);
+        if (at == -2)
+            return -1;
+        if (at >= 0)
+            return 1;
+    }
+    return 0;
+}
+
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *starts;      /* where a delimiter may begin in a chunk: a regex's search */
+    PyObject *stops;       /* str: the characters at which a delimiter may begin */
     int reasoning;         /* inside <think>: the text is ReasoningDelta */
     Py_ssize_t lag;        /* characters taken (read back as TagParser._lag) */
     Py_ssize_t text_chars; /* characters of text shown (read back as text_chars) */
@@ -894,11 +915,10 @@ text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     PyObject *chunk = args[0];
     if (!PyUnicode_CheckExact(chunk))
         Py_RETURN_NONE;
-    PyObject *found = PyObject_CallOneArg(t->starts, chunk);
-    if (found == NULL)
+    int stop = holds_any(chunk, t->stops);
+    if (stop < 0)
         return NULL;
-    Py_DECREF(found);
-    if (found != Py_None)
+    if (stop)
         Py_RETURN_NONE;
     Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
     t->lag += n;
@@ -913,20 +933,16 @@ text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
 static PyObject *
 text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *starts;
+    PyObject *stops;
     int reasoning;
-    static char *names[] = {"starts", "reasoning", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Op:TextRun", names, &starts, &reasoning))
+    static char *names[] = {"stops", "reasoning", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Up:TextRun", names, &stops, &reasoning))
         return NULL;
-    if (!PyCallable_Check(starts)) {
-        PyErr_SetString(PyExc_TypeError, "TextRun: starts must be callable");
-        return NULL;
-    }
     TextRun *t = (TextRun *)type->tp_alloc(type, 0);
     if (t == NULL)
         return NULL;
     t->vectorcall = text_run_call;
-    t->starts = Py_NewRef(starts);
+    t->stops = Py_NewRef(stops);
     t->reasoning = reasoning;
     return (PyObject *)t;
 }
@@ -934,14 +950,14 @@ text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static int
 text_run_traverse(TextRun *t, visitproc visit, void *arg)
 {
-    Py_VISIT(t->starts);
+    Py_VISIT(t->stops);
     return 0;
 }
 
 static int
 text_run_clear(TextRun *t)
 {
-    Py_CLEAR(t->starts);
+    Py_CLEAR(t->stops);
     return 0;
 }
 
@@ -993,23 +1009,6 @@ typedef struct {
     Py_ssize_t lag;     /* characters taken (the body's _size and _fed grow by them) */
     Py_ssize_t text_chars; /* always 0: read back as TextRun's is */
 } BodyRun;
-
-/* Whether `chunk` holds one of the characters of `stops`: 1, 0, or -1 on error. */
-static int
-holds_any(PyObject *chunk, PyObject *stops)
-{
-    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), k = PyUnicode_GET_LENGTH(stops);
-    int kind = PyUnicode_KIND(stops);
-    const void *data = PyUnicode_DATA(stops);
-    for (Py_ssize_t i = 0; i < k; i++) {
-        Py_ssize_t at = PyUnicode_FindChar(chunk, PyUnicode_READ(kind, data, i), 0, n, 1);
-        if (at == -2)
-            return -1;
-        if (at >= 0)
-            return 1;
-    }
-    return 0;
-}
 
 /* The odd end of a chunk the core took: it raised `exc` (a MalformedJSON) or, exc None,
  * left text after the value (`changed`: it made path events). */

@@ -350,7 +350,7 @@ class TagParser:
                 if not self._held:
                     self._fast_text = lexer.starts
                     if self._use_c:
-                        self._c_run = c_fastpaths.TextRun(lexer.starts, self._in_reasoning)
+                        self._c_run = c_fastpaths.TextRun(lexer.stops, self._in_reasoning)
                 elif self._use_c:
                     self._held_run(self._held, lexer)
         elif self._mode == _TAG:
