@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
 from hypothesis_profiles import examples
 from test_tags_property import cut, cuts, documents, loose_documents
-from unspool.events import Event
+from unspool.events import Event, TextDelta
 from unspool.protocols import c_fastpaths
 from unspool.protocols.tags import TagParser
 
@@ -301,8 +301,13 @@ def test_held_and_tag_edge_cases(case: str, strict_tags: bool) -> None:
 
 def test_the_c_held_and_tag_paths_run_where_they_should() -> None:
     parser = TagParser(stream_id="s")
-    parser.feed("hi <ac")
-    assert type(parser._c_run) is c_fastpaths.HeldRun
+    parser.feed("Hm, ")  # a line's start goes to Python (a fence may open there)
+    run = parser._c_run
+    assert type(run) is c_fastpaths.TextRun
+    assert parser.feed("a < b") == [TextDelta("a < b")]  # taken in C
+    assert parser.feed(" <") == [TextDelta(" ")]  # "<" held
+    assert parser.feed("ac") == []
+    assert parser._c_run is run
     assert parser.feed("ti") == []
     assert parser.held == "<acti"
     parser.feed("on na")

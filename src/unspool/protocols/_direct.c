@@ -1,10 +1,13 @@
 /* The C forms of the protocols' per-chunk fast paths; the Python code beside them stays
  * the reference (tests/test_interleaved_direct.py, tests/test_tags_direct.py).
  *
- * TextRun(stops, reasoning) is TagParser's text fast path (tags.py, feed()): a str
- * chunk in which no delimiter can begin (none of the characters `stops`, the ones the
- * lexer's `starts` looks for) is one TextDelta (or ReasoningDelta); it returns None for
- * any other chunk, having changed nothing.  HeldRun (a delimiter's prefix held back
+ * TextRun(stops, held, prefixes, find, max_hold, fold, reasoning) is TagParser's text
+ * fast path (tags.py, feed()): with nothing held, a str chunk in which no delimiter can
+ * begin (none of the characters `stops`, the ones the lexer's `starts` looks for) is one
+ * TextDelta (or ReasoningDelta); else, when the lexer finds no delimiter and no signal
+ * in held + chunk (`find`), the text up to the longest suffix that is a proper prefix of
+ * a delimiter is one, and that suffix is held.  It returns None for any other chunk,
+ * having changed nothing.  HeldRun (a delimiter's prefix held back
  * grows), TagRun (an open tag's attributes) and BodyRun (a JSON action body, the core
  * fed here) are its other fast paths, each described above its code.
  *
@@ -877,6 +880,35 @@ static PyTypeObject DirectType = {
 
 /* ------------------------------------------------------------------ TagParser's text */
 
+/* `s` with its ASCII capitals lowered (str.translate(ASCII_FOLD)), a new reference. */
+static PyObject *
+ascii_lower(PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    Py_ssize_t i = 0;
+    while (i < n) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c >= 'A' && c <= 'Z')
+            break;
+        i++;
+    }
+    if (i == n)
+        return Py_NewRef(s);
+    PyObject *out = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
+    if (out == NULL)
+        return NULL;
+    int okind = PyUnicode_KIND(out);
+    void *odata = PyUnicode_DATA(out);
+    for (i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        PyUnicode_WRITE(okind, odata, i, (c >= 'A' && c <= 'Z') ? c + 32 : c);
+    }
+    return out;
+}
+
+
 /* Whether `chunk` holds one of the characters of `stops`: 1, 0, or -1 on error. */
 static int
 holds_any(PyObject *chunk, PyObject *stops)
@@ -899,10 +931,53 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *stops;       /* str: the characters at which a delimiter may begin */
+    PyObject *held;        /* str: the text held back (TagParser._held) */
+    PyObject *prefixes;    /* frozenset: the delimiters' proper prefixes (folded) */
+    PyObject *find;        /* the lexer's regex search: a delimiter or signal in a text */
+    Py_ssize_t max_hold;   /* the longest proper prefix */
+    int fold;              /* ASCII case folding */
     int reasoning;         /* inside <think>: the text is ReasoningDelta */
     Py_ssize_t lag;        /* characters taken (read back as TagParser._lag) */
     Py_ssize_t text_chars; /* characters of text shown (read back as text_chars) */
 } TextRun;
+
+/* Delimiters.hold: the length of the longest suffix of `s` that is a proper prefix of a
+ * delimiter (0 if none), or -1 on error; `s` holds no signal (find found none). */
+static Py_ssize_t
+text_run_hold(TextRun *t, PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    Py_ssize_t limit = t->max_hold < n ? t->max_hold : n;
+    for (Py_ssize_t k = limit; k > 0; k--) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(s, n - k);
+        if (PyUnicode_FindChar(t->stops, c, 0, PyUnicode_GET_LENGTH(t->stops), 1) < 0)
+            continue;
+        PyObject *tail = PyUnicode_Substring(s, n - k, n);
+        if (tail == NULL)
+            return -1;
+        PyObject *key = t->fold ? ascii_lower(tail) : Py_NewRef(tail);
+        Py_DECREF(tail);
+        if (key == NULL)
+            return -1;
+        int in = PySet_Contains(t->prefixes, key);
+        Py_DECREF(key);
+        if (in < 0)
+            return -1;
+        if (in)
+            return k;
+    }
+    return 0;
+}
+
+/* The text event of `text` (counted), as TagParser._flush_text makes it. */
+static PyObject *
+text_run_event(TextRun *t, PyObject *text)
+{
+    if (t->reasoning)
+        return one(new_event(ReasoningDelta_t, &reasoning_descr, &text, 1));
+    t->text_chars += PyUnicode_GET_LENGTH(text);
+    return one(new_event(TextDelta_t, &text_descr, &text, 1));
+}
 
 static PyObject *
 text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -915,34 +990,79 @@ text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     PyObject *chunk = args[0];
     if (!PyUnicode_CheckExact(chunk))
         Py_RETURN_NONE;
-    int stop = holds_any(chunk, t->stops);
-    if (stop < 0)
-        return NULL;
-    if (stop)
-        Py_RETURN_NONE;
     Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    if (PyUnicode_GET_LENGTH(t->held) == 0) {
+        int stop = holds_any(chunk, t->stops);
+        if (stop < 0)
+            return NULL;
+        if (!stop) { /* no delimiter can begin in it: all text */
+            t->lag += n;
+            if (n == 0)
+                return PyList_New(0);
+            return text_run_event(t, chunk);
+        }
+    }
+    /* TagParser._scan_text when its lexer finds nothing in held + chunk: the text up to
+     * the hold-back, which is held */
+    PyObject *s = PyUnicode_Concat(t->held, chunk);
+    if (s == NULL)
+        return NULL;
+    PyObject *found = PyObject_CallOneArg(t->find, s);
+    if (found == NULL) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    Py_DECREF(found);
+    if (found != Py_None) { /* a delimiter or a signal: Python's */
+        Py_DECREF(s);
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t k = text_run_hold(t, s);
+    if (k < 0) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    Py_ssize_t len = PyUnicode_GET_LENGTH(s);
+    PyObject *held = PyUnicode_Substring(s, len - k, len);
+    PyObject *text = held == NULL ? NULL : PyUnicode_Substring(s, 0, len - k);
+    Py_DECREF(s);
+    if (text == NULL) {
+        Py_XDECREF(held);
+        return NULL;
+    }
+    Py_SETREF(t->held, held);
     t->lag += n;
-    if (n == 0)
-        return PyList_New(0);
-    if (t->reasoning)
-        return one(new_event(ReasoningDelta_t, &reasoning_descr, &chunk, 1));
-    t->text_chars += n;
-    return one(new_event(TextDelta_t, &text_descr, &chunk, 1));
+    PyObject *out = PyUnicode_GET_LENGTH(text) ? text_run_event(t, text) : PyList_New(0);
+    Py_DECREF(text);
+    return out;
 }
 
 static PyObject *
 text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *stops;
-    int reasoning;
-    static char *names[] = {"stops", "reasoning", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Up:TextRun", names, &stops, &reasoning))
+    PyObject *stops, *held, *prefixes, *find;
+    Py_ssize_t max_hold;
+    int fold, reasoning;
+    static char *names[] = {"stops", "held", "prefixes", "find", "max_hold", "fold", "reasoning",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UUO!Onpp:TextRun", names, &stops, &held,
+                                     &PyFrozenSet_Type, &prefixes, &find, &max_hold, &fold,
+                                     &reasoning))
         return NULL;
+    if (!PyCallable_Check(find)) {
+        PyErr_SetString(PyExc_TypeError, "TextRun: find must be callable");
+        return NULL;
+    }
     TextRun *t = (TextRun *)type->tp_alloc(type, 0);
     if (t == NULL)
         return NULL;
     t->vectorcall = text_run_call;
     t->stops = Py_NewRef(stops);
+    t->held = Py_NewRef(held);
+    t->prefixes = Py_NewRef(prefixes);
+    t->find = Py_NewRef(find);
+    t->max_hold = max_hold;
+    t->fold = fold;
     t->reasoning = reasoning;
     return (PyObject *)t;
 }
@@ -951,6 +1071,9 @@ static int
 text_run_traverse(TextRun *t, visitproc visit, void *arg)
 {
     Py_VISIT(t->stops);
+    Py_VISIT(t->held);
+    Py_VISIT(t->prefixes);
+    Py_VISIT(t->find);
     return 0;
 }
 
@@ -958,6 +1081,9 @@ static int
 text_run_clear(TextRun *t)
 {
     Py_CLEAR(t->stops);
+    Py_CLEAR(t->held);
+    Py_CLEAR(t->prefixes);
+    Py_CLEAR(t->find);
     return 0;
 }
 
@@ -973,6 +1099,7 @@ static PyMemberDef text_run_members[] = {
     {"lag", T_PYSSIZET, offsetof(TextRun, lag), READONLY, "characters taken"},
     {"text_chars", T_PYSSIZET, offsetof(TextRun, text_chars), READONLY,
      "characters of text shown"},
+    {"held", T_OBJECT, offsetof(TextRun, held), READONLY, "the text held back now"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -1223,34 +1350,6 @@ typedef struct {
     Py_ssize_t lag;
     Py_ssize_t text_chars; /* always 0 */
 } HeldRun;
-
-/* `s` with its ASCII capitals lowered (str.translate(ASCII_FOLD)), a new reference. */
-static PyObject *
-ascii_lower(PyObject *s)
-{
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    Py_ssize_t i = 0;
-    while (i < n) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c >= 'A' && c <= 'Z')
-            break;
-        i++;
-    }
-    if (i == n)
-        return Py_NewRef(s);
-    PyObject *out = PyUnicode_New(n, PyUnicode_MAX_CHAR_VALUE(s));
-    if (out == NULL)
-        return NULL;
-    int okind = PyUnicode_KIND(out);
-    void *odata = PyUnicode_DATA(out);
-    for (i = 0; i < n; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        PyUnicode_WRITE(okind, odata, i, (c >= 'A' && c <= 'Z') ? c + 32 : c);
-    }
-    return out;
-}
 
 static PyObject *
 held_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)

@@ -74,6 +74,11 @@ class Delimiters:
         self.starts = re.compile(f"[{re.escape(stops)}]" if stops else "(?!)").search
 
     @property
+    def max_hold(self) -> int:
+        """The length of the longest proper prefix of a delimiter."""
+        return self._max_hold
+
+    @property
     def prefixes(self) -> frozenset[str]:
         """The proper prefixes of the delimiters (ASCII-folded with ``fold``)."""
         return self._prefixes

@@ -194,7 +194,7 @@ class TagParser:
         """Text held back because it could still become a delimiter: a proper prefix
         of an open tag, of ``<think>``/``</think>`` or of the close delimiter."""
         run = self._c_run
-        if run is not None and self._c_back == self._back_held:
+        if run is not None and self._c_back in (self._back_held, self._back_text):
             return run.held  # type: ignore[attr-defined, no-any-return]
         if self._mode == _TEXT:
             return self._held
@@ -311,12 +311,13 @@ class TagParser:
             self._body.took_args(run.lag, run.partial, run.grew)
 
     def _back_held(self, run: HeldPath) -> None:
-        """The text :data:`~c_fastpaths.HeldRun` holds now, in prose or a body."""
-        if self._mode == _TEXT:
-            self._held = run.held
-        else:
-            assert self._body is not None
-            self._body.held = run.held
+        """The closer's prefix :data:`~c_fastpaths.HeldRun` holds now, in a body."""
+        assert self._body is not None
+        self._body.held = run.held
+
+    def _back_text(self, run: HeldPath) -> None:
+        """The text :data:`~c_fastpaths.TextRun` holds now."""
+        self._held = run.held
 
     def _back_tag(self, run: TagPath) -> None:
         """Where :data:`~c_fastpaths.TagRun` left the open tag (its text is in ``_tag``)."""
@@ -333,10 +334,11 @@ class TagParser:
         C parts, the text path is :data:`~c_fastpaths.TextRun`, and the body path is
         :data:`~c_fastpaths.BodyRun` while the body is the arguments and the JSON reads
         on (``BodyScanner.args_only``); it hands a chunk on which the core stops back to
-        :meth:`_body_odd`.  Two more run in C only: :data:`~c_fastpaths.HeldRun` while
-        held text stays a proper prefix of a delimiter (in prose, or of the closer in a
-        body), :data:`~c_fastpaths.TagRun` in an open tag's attributes while no ``>`` or
-        ``<`` comes.  Each is read back (``_c_back``) when it is left."""
+        :meth:`_body_odd`.  The C text path also takes prose that holds no delimiter
+        and no markdown signal (it shows the text and holds a delimiter's prefix), and
+        two more run in C only: :data:`~c_fastpaths.HeldRun` while the closer's prefix
+        held in a body grows, :data:`~c_fastpaths.TagRun` in an open tag's attributes
+        while no ``>`` or ``<`` comes.  Each is read back (``_c_back``) when it is left."""
         if self._c_run is not None:
             self._catch_up()
         self._fast_text = None
@@ -349,10 +351,17 @@ class TagParser:
                 lexer = self._lexers[self._in_reasoning, code.key]
                 if not self._held:
                     self._fast_text = lexer.starts
-                    if self._use_c:
-                        self._c_run = c_fastpaths.TextRun(lexer.stops, self._in_reasoning)
-                elif self._use_c:
-                    self._held_run(self._held, lexer)
+                if self._use_c:
+                    self._c_run = c_fastpaths.TextRun(
+                        lexer.stops,
+                        self._held,
+                        lexer.prefixes,
+                        lexer.find,
+                        lexer.max_hold,
+                        lexer.fold,
+                        self._in_reasoning,
+                    )
+                    self._c_back = self._back_text
         elif self._mode == _TAG:
             if self._use_c:
                 self._c_run = c_fastpaths.TagRun(
