@@ -344,3 +344,28 @@ def test_the_c_held_and_tag_paths_keep_no_references() -> None:
         parser.finish()
 
     assert traced_growth(reply) < 20_000
+
+
+LINE_CASES = {
+    "fence after indent": ["a\n", "  ", " ~", "~~\n", '<action name="a">{}</action>', "\n~~~\nb"],
+    "four spaces": ["a\n", "    ", "```\n", '<action name="a">{}</action>'],
+    "backtick fence": ["x:\n", "``", "`py\n", "<action", ' name="a">{}</action>\n```\n', "ok"],
+    "blank lines": ["a\n\n", "\n  \n", " b <a", "ction ", 'name="a">{}</action>'],
+    "list": ["items:\n- ", "one\n-", " two\n", "<action>", "{}</action>"],
+    "inline": ["a `b <act", "ion>` c\n", "`x", "\n", '<action name="a">{}</action>'],
+    "indent per line": ["x\n  a\n  ", "~~~\n", '<action name="a">{}</action>'],
+    "crlf": ["a\r\n", "\r  ~~~\r\n", "b\r\n", '<action name="a">{}</action>'],
+}
+
+
+@pytest.mark.parametrize("reasoning", [False, True])
+@pytest.mark.parametrize("case", sorted(LINE_CASES))
+def test_line_starts_in_c(case: str, reasoning: bool) -> None:
+    """Newlines, indents and fences at line starts, cut everywhere."""
+    chunks = LINE_CASES[case]
+    if reasoning:
+        chunks = ["<think>", *chunks, "</think>", *chunks]
+    _same(chunks, reasoning=reasoning)
+    doc = "".join(chunks)
+    for step in (1, 2, 3, 4):
+        _same([doc[i : i + step] for i in range(0, len(doc), step)], reasoning=reasoning)

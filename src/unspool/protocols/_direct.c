@@ -6,8 +6,10 @@
  * begin (none of the characters `stops`, the ones the lexer's `starts` looks for) is one
  * TextDelta (or ReasoningDelta); else, when the lexer finds no delimiter and no signal
  * in held + chunk (`find`), the text up to the longest suffix that is a proper prefix of
- * a delimiter is one, and that suffix is held.  It returns None for any other chunk,
- * having changed nothing.  HeldRun (a delimiter's prefix held back
+ * a delimiter is one, and that suffix is held; in markdown prose (`lines`) a chunk
+ * whose only stop characters are newlines is text too, the line state (`line_start`,
+ * `indent`, CodeTracker's) followed.  It returns None for any other chunk, having
+ * changed nothing.  HeldRun (a delimiter's prefix held back
  * grows), TagRun (an open tag's attributes) and BodyRun (a JSON action body, the core
  * fed here) are its other fast paths, each described above its code.
  *
@@ -937,6 +939,9 @@ typedef struct {
     Py_ssize_t max_hold;   /* the longest proper prefix */
     int fold;              /* ASCII case folding */
     int reasoning;         /* inside <think>: the text is ReasoningDelta */
+    int lines;             /* markdown prose (CodeTracker.key "prose"): newlines are taken */
+    int line_start;        /* CodeTracker._line_start (lines only) */
+    Py_ssize_t indent;     /* CodeTracker._indent (lines only) */
     Py_ssize_t lag;        /* characters taken (read back as TagParser._lag) */
     Py_ssize_t text_chars; /* characters of text shown (read back as text_chars) */
 } TextRun;
@@ -969,6 +974,50 @@ text_run_hold(TextRun *t, PyObject *s)
     return 0;
 }
 
+/* A chunk of markdown prose whose only stop characters are newlines, taken as
+ * TagParser._scan_text with CodeTracker does (a newline signals a line start; at a line
+ * start up to three spaces are indent, a backtick or tilde may open a fence, anything
+ * else ends it): 1 when all of it is text (the line state updated), 0 when it is
+ * Python's (nothing changed), -1 on error. */
+static int
+text_run_lines(TextRun *t, PyObject *chunk)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), nstops = PyUnicode_GET_LENGTH(t->stops);
+    int kind = PyUnicode_KIND(chunk);
+    const void *data = PyUnicode_DATA(chunk);
+    int line_start = t->line_start;
+    Py_ssize_t indent = t->indent;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (line_start) {
+            if (c == ' ' && indent < 3) {
+                indent++;
+                continue;
+            }
+            if (c == '`' || c == '~')
+                return 0;
+            if (c == '\n') {
+                indent = 0;
+                continue;
+            }
+            line_start = 0;
+        }
+        if (c == '\n') {
+            line_start = 1;
+            indent = 0;
+            continue;
+        }
+        Py_ssize_t at = PyUnicode_FindChar(t->stops, c, 0, nstops, 1);
+        if (at == -2)
+            return -1;
+        if (at >= 0)
+            return 0; /* a delimiter may begin here, or a backtick: Python's */
+    }
+    t->line_start = line_start;
+    t->indent = indent;
+    return 1;
+}
+
 /* The text event of `text` (counted), as TagParser._flush_text makes it. */
 static PyObject *
 text_run_event(TextRun *t, PyObject *text)
@@ -991,17 +1040,28 @@ text_run_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kw
     if (!PyUnicode_CheckExact(chunk))
         Py_RETURN_NONE;
     Py_ssize_t n = PyUnicode_GET_LENGTH(chunk);
+    if (n == 0) /* TagParser._run takes nothing */
+        return PyList_New(0);
     if (PyUnicode_GET_LENGTH(t->held) == 0) {
         int stop = holds_any(chunk, t->stops);
         if (stop < 0)
             return NULL;
-        if (!stop) { /* no delimiter can begin in it: all text */
+        if (!stop && !t->line_start) { /* no delimiter can begin in it: all text */
             t->lag += n;
-            if (n == 0)
-                return PyList_New(0);
             return text_run_event(t, chunk);
         }
+        if (t->lines) {
+            int r = text_run_lines(t, chunk);
+            if (r < 0)
+                return NULL;
+            if (r) {
+                t->lag += n;
+                return text_run_event(t, chunk);
+            }
+        }
     }
+    if (t->line_start) /* CodeTracker.step's line start: Python's */
+        Py_RETURN_NONE;
     /* TagParser._scan_text when its lexer finds nothing in held + chunk: the text up to
      * the hold-back, which is held */
     PyObject *s = PyUnicode_Concat(t->held, chunk);
@@ -1041,14 +1101,18 @@ static PyObject *
 text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *stops, *held, *prefixes, *find;
-    Py_ssize_t max_hold;
-    int fold, reasoning;
-    static char *names[] = {"stops", "held", "prefixes", "find", "max_hold", "fold", "reasoning",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UUO!Onpp:TextRun", names, &stops, &held,
+    Py_ssize_t max_hold, indent = 0;
+    int fold, reasoning, lines = 0, line_start = 0;
+    static char *names[] = {"stops",     "held",  "prefixes", "find",  "max_hold", "fold",
+                            "reasoning", "lines", "line_start", "indent", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UUO!Onpp|ppn:TextRun", names, &stops, &held,
                                      &PyFrozenSet_Type, &prefixes, &find, &max_hold, &fold,
-                                     &reasoning))
+                                     &reasoning, &lines, &line_start, &indent))
         return NULL;
+    if (line_start && !lines) {
+        PyErr_SetString(PyExc_ValueError, "TextRun: a line start is for lines only");
+        return NULL;
+    }
     if (!PyCallable_Check(find)) {
         PyErr_SetString(PyExc_TypeError, "TextRun: find must be callable");
         return NULL;
@@ -1064,6 +1128,9 @@ text_run_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     t->max_hold = max_hold;
     t->fold = fold;
     t->reasoning = reasoning;
+    t->lines = lines;
+    t->line_start = line_start;
+    t->indent = indent;
     return (PyObject *)t;
 }
 
@@ -1100,6 +1167,10 @@ static PyMemberDef text_run_members[] = {
     {"text_chars", T_PYSSIZET, offsetof(TextRun, text_chars), READONLY,
      "characters of text shown"},
     {"held", T_OBJECT, offsetof(TextRun, held), READONLY, "the text held back now"},
+    {"line_start", T_INT, offsetof(TextRun, line_start), READONLY,
+     "at a line's start (CodeTracker._line_start)"},
+    {"indent", T_PYSSIZET, offsetof(TextRun, indent), READONLY,
+     "its indent so far (CodeTracker._indent)"},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -73,6 +73,23 @@ class CodeTracker:
         """True while each character must go through :meth:`step`."""
         return self._line_start or bool(self._run) or self._kind == _CLOSING
 
+    @property
+    def prose_lines(self) -> bool:
+        """In prose with no run of backticks or tildes open: what :meth:`step` and
+        :meth:`signal` then do is follow line starts (:attr:`lines`), which the C text
+        path does itself."""
+        return self._kind == _NORMAL and not self._run
+
+    @property
+    def lines(self) -> tuple[bool, int]:
+        """At a line's start, and its indent so far."""
+        return self._line_start, self._indent
+
+    def set_lines(self, line_start: bool, indent: int) -> None:
+        """Where the C text path left :attr:`lines` (under :attr:`prose_lines`)."""
+        self._line_start = line_start
+        self._indent = indent
+
     @staticmethod
     def signals(key: str) -> str:
         """Characters that change the state under ``key`` (see :attr:`key`)."""

@@ -315,9 +315,12 @@ class TagParser:
         assert self._body is not None
         self._body.held = run.held
 
-    def _back_text(self, run: HeldPath) -> None:
-        """The text :data:`~c_fastpaths.TextRun` holds now."""
+    def _back_text(self, run: Any) -> None:
+        """The text :data:`~c_fastpaths.TextRun` holds now, and the line it is on."""
         self._held = run.held
+        code = self._code
+        if code.prose_lines:  # as when the run was made: it followed the lines
+            code.set_lines(bool(run.line_start), run.indent)
 
     def _back_tag(self, run: TagPath) -> None:
         """Where :data:`~c_fastpaths.TagRun` left the open tag (its text is in ``_tag``)."""
@@ -348,20 +351,12 @@ class TagParser:
         if self._mode == _TEXT:
             code = self._code
             if not code.char_mode:
-                lexer = self._lexers[self._in_reasoning, code.key]
                 if not self._held:
-                    self._fast_text = lexer.starts
+                    self._fast_text = self._lexers[self._in_reasoning, code.key].starts
                 if self._use_c:
-                    self._c_run = c_fastpaths.TextRun(
-                        lexer.stops,
-                        self._held,
-                        lexer.prefixes,
-                        lexer.find,
-                        lexer.max_hold,
-                        lexer.fold,
-                        self._in_reasoning,
-                    )
-                    self._c_back = self._back_text
+                    self._text_run(code.prose_lines)
+            elif self._use_c and code.prose_lines:
+                self._text_run(True)  # at a line's start, which C follows
         elif self._mode == _TAG:
             if self._use_c:
                 self._c_run = c_fastpaths.TagRun(
@@ -405,6 +400,25 @@ class TagParser:
                 and action.index is not None
             ):
                 self._held_run(body.held, self._close)
+
+    def _text_run(self, lines: bool) -> None:
+        """The C text path (``lines``: it follows line starts too)."""
+        code = self._code
+        lexer = self._lexers[self._in_reasoning, code.key]
+        line_start, indent = code.lines if lines else (False, 0)
+        self._c_run = c_fastpaths.TextRun(
+            lexer.stops,
+            self._held,
+            lexer.prefixes,
+            lexer.find,
+            lexer.max_hold,
+            lexer.fold,
+            self._in_reasoning,
+            lines,
+            line_start,
+            indent,
+        )
+        self._c_back = self._back_text
 
     def _held_run(self, held: str, delimiters: Delimiters) -> None:
         """The C path while ``held`` grows as a proper prefix of one of ``delimiters``."""
