@@ -1190,6 +1190,17 @@ static PyTypeObject TextRunType = {
 
 /* ------------------------------------------------------------------ TagParser's bodies */
 
+/* BodyRun(stops, feed_events, core, parts, snaps, event_id, index, odd, lenient, grew): in
+ * a started action's body that is its JSON arguments while the JSON reads on
+ * (BodyScanner.args_only), a str chunk without a character at which the closer can
+ * begin is fed to the core; when the value stays open (no error, no text after it) the
+ * chunk is appended to `parts` and its ActionArgsDelta made here, its snapshot from
+ * `snaps` (BodyScanner.feed_args's common case and TagParser.feed's Python body path).
+ * When the core raised MalformedJSON or left text after the value, `odd(chunk, exc or
+ * None, changed)` (TagParser._body_odd) finishes the chunk in Python and returns its
+ * events.  Why: the bodies are a third of a reply's chunks, and their Python
+ * bookkeeping cost more than the core's own work. */
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -1411,6 +1422,12 @@ static PyTypeObject BodyRunType = {
 
 /* ------------------------------------------------------------------ TagParser's held text */
 
+/* HeldRun(held, prefixes, search, fold): in an action body whose closer's proper prefix
+ * is held (BodyScanner.held), a str chunk after which held + chunk is still a proper
+ * prefix (and holds no whole delimiter) only grows what is held: no events.  Any other
+ * chunk returns None, nothing changed.  Why: the closer arrives over two or three
+ * chunks at 4 characters, each a full Python feed for nothing. */
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -1535,6 +1552,12 @@ static PyTypeObject HeldRunType = {
 };
 
 /* ------------------------------------------------------------------ TagParser's open tags */
+
+/* TagRun(tag, tag_len, max_tag, quote, after_eq, strict): inside an open tag, a str chunk
+ * with no '>' or '<' that keeps the tag within max_tag is added to `tag` (the parser's
+ * list) as TagParser._scan_tag adds it, the quote and after-'=' state followed; no
+ * events.  Any other chunk (the tag ends, is abandoned or outgrows max_tag) returns
+ * None, nothing changed. */
 
 typedef struct {
     PyObject_HEAD

@@ -3,8 +3,8 @@
 Built with the C machine and used when it runs (``unspool.accelerated``; none with
 ``UNSPOOL_PURE=1``): :data:`Direct` for ``InterleavedParser`` inside its array,
 :data:`TextRun`, :data:`HeldRun`, :data:`TagRun` and :data:`BodyRun` for ``TagParser``'s
-prose, held delimiter prefixes, open tags and action bodies.  Each parser keeps the same path in Python
-as the reference; both are None when the extension is not built.
+prose, a closer's prefix held in a body, open tags and action bodies.  Each parser keeps the
+same path in Python as the reference; all are None when the extension is not built.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "Direct",
     "HeldPath",
     "HeldRun",
+    "ProsePath",
     "TagPath",
     "TagRun",
     "TextPath",
@@ -31,9 +32,9 @@ __all__ = [
 
 
 class TextPath(Protocol):
-    """A :data:`TextRun` or :data:`BodyRun`: called with a chunk, its events, or None
-    when the chunk may hold a delimiter (nothing changed); its counts are read back
-    when it is left."""
+    """One of ``TagParser``'s C paths (:data:`TextRun`, :data:`HeldRun`, :data:`TagRun`,
+    :data:`BodyRun`): called with a chunk, its events, or None when the chunk is not
+    for it (nothing changed); its counts are read back when it is left."""
 
     lag: int
     text_chars: int
@@ -53,6 +54,14 @@ class HeldPath(TextPath, Protocol):
     """A :data:`HeldRun`; also read back: the text held now."""
 
     held: str
+
+
+class ProsePath(HeldPath, Protocol):
+    """A :data:`TextRun`; also read back: the text held now, and the markdown line state
+    it followed (at a line's start, its indent)."""
+
+    line_start: int
+    indent: int
 
 
 class TagPath(TextPath, Protocol):

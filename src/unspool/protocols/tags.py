@@ -40,7 +40,7 @@ from unspool.events import (
 )
 from unspool.protocols import c_fastpaths
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
-from unspool.protocols.c_fastpaths import BodyPath, HeldPath, TagPath, TextPath
+from unspool.protocols.c_fastpaths import BodyPath, HeldPath, ProsePath, TagPath, TextPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
@@ -315,7 +315,7 @@ class TagParser:
         assert self._body is not None
         self._body.held = run.held
 
-    def _back_text(self, run: Any) -> None:
+    def _back_text(self, run: ProsePath) -> None:
         """The text :data:`~c_fastpaths.TextRun` holds now, and the line it is on."""
         self._held = run.held
         code = self._code
