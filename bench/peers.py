@@ -230,9 +230,9 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
     """unspool's rows: streamed, streamed with path events, and one chunk.
 
     The rows named ``unspool`` run on the default machine (the C one when
-    ``unspool.accelerated``); strict runs add the same three rows on the
-    pure-Python machine (``unspool py``) when the C machine is there, so both
-    show side by side.  Empty with a note when ``unspool.core.jsonstream`` is not
+    ``unspool.accelerated``); the same three rows on the pure-Python machine
+    (``unspool py``, ``unspool lenient py``) follow when the C machine is there, so
+    both show side by side.  Empty with a note when ``unspool.core.jsonstream`` is not
     importable yet.
     """
     try:
@@ -244,7 +244,7 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
     tag = " lenient" if lenient else ""
     rows: list[Peer] = []
     variants = [("", None)]
-    if machines is not None and not lenient and machines.ACCELERATED:
+    if machines is not None and machines.ACCELERATED:
         variants.append((" py", "python"))
     for label, machine in variants:
         rows += _unspool_rows(json_stream_cls, machines, machine, tag + label, lenient)
