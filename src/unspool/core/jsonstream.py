@@ -190,15 +190,7 @@ class JsonStream:
     ) -> None:
         if release_items and not events:
             raise ValueError("release_items=True needs events=True (items leave by their ValueEnd)")
-        if lenient is True:
-            kinds = lx.LENIENT_KINDS
-        elif lenient is False:
-            kinds = frozenset()
-        else:
-            kinds = frozenset(lenient)
-            unknown = kinds - lx.LENIENT_KINDS
-            if unknown:
-                raise ValueError(f"unknown lenient kinds: {sorted(unknown)}")
+        kinds = _kinds_of(lenient)
         if trailing is None:
             trailing = "ignore" if skip_preamble else "error"
         if trailing not in ("error", "ignore"):
@@ -458,7 +450,7 @@ class JsonStream:
 
     # ------------------------------------------------------------------ the machine
 
-    def _machine(self) -> Generator[None, str | None, None]:
+    def _machine(self, resume: tuple[Any, ...] | None = None) -> Generator[None, str | None, None]:
         """The parser: one loop over the characters of the chunks sent in.
 
         Each turn handles one step in the current state, in this order: the chunk
@@ -564,9 +556,21 @@ class JsonStream:
         carry = ""  # undecided text, prepended to the next chunk
         eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
-        s = yield
-        if s is None:  # finish() before any input
-            return
+        if resume is None:
+            s = yield
+            if s is None:  # finish() before any input
+                return
+        else:
+            # the state the C machine reached, at s[0] (a string there is a '"' one)
+            (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
+                :11
+            ]
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s) = resume[11:]
+            if state == _STRING:
+                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)['"']
+                if stack and not is_key:
+                    s_cont = stack[-1]
+                    s_key = None if type(s_cont) is list else key
         n = len(s)
         i = 0
 
@@ -1438,6 +1442,58 @@ class JsonStream:
                 base,
                 f"closed {len(stack)} open container(s) at the end of input",
             )
+
+
+def _kinds_of(lenient: bool | Collection[str]) -> frozenset[str]:
+    """The lenient kinds a ``lenient=`` option allows (an unknown kind is an error)."""
+    if lenient is True:
+        return lx.LENIENT_KINDS
+    if lenient is False:
+        return frozenset()
+    kinds = frozenset(lenient)
+    unknown = kinds - lx.LENIENT_KINDS
+    if unknown:
+        raise ValueError(f"unknown lenient kinds: {sorted(unknown)}")
+    return kinds
+
+
+def _resume(
+    parser: JsonStream,
+    options: dict[str, Any],
+    events: list[PathEvent] | None,
+    repairs: list[Repair],
+    tail: list[str],
+    root: Any,
+    complete: bool,
+    state: tuple[Any, ...],
+) -> None:
+    """The C machine hands its lenient stream over to this machine, for a repair or a
+    decision it leaves to the reference: ``parser`` (a C machine's instance) gets this
+    machine's state, sharing the C machine's lists, and its machine resumes from
+    ``state`` (see :meth:`JsonStream._machine`) and reads the rest of the text in it.
+    The C machine then sends every later chunk to ``parser._send``."""
+    JsonStream.__init__(parser, **options)
+    parser._events = events
+    parser._repairs = repairs
+    parser._tail = tail
+    parser._root = root
+    parser._complete = complete
+    gen = parser._machine(state)
+    parser._gen = gen
+    parser._send = gen.send
+    next(gen, None)  # (None: finish() handed over, the machine read the rest and ended)
+
+
+def _string_fast(s: str, i: int, stack: list[Any]) -> int:
+    """For the C machine: where the string value opened at ``s[i]`` ends when the
+    machine's fast path reads it in one piece (missing_quote), or -1 when it does not."""
+    if s.find('"', i + 1) < 0:
+        return -1
+    try:
+        text, j = scanstring(s, i + 1, True)
+    except ValueError:
+        return -1
+    return j if _close_verdict(s, j, False, stack, text) == CLOSE else -1
 
 
 def _running(gen: Generator[None, str | None, None]) -> bool:

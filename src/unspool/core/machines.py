@@ -64,10 +64,23 @@ def _small_int(value: Any, low: int) -> bool:
 
 def accelerates(options: Mapping[str, Any]) -> bool:
     """Whether the C machine runs a parser made with these keyword ``options``."""
+    lenient = options.get("lenient", False)
+    if lenient is not False:
+        if not (lenient is True or isinstance(lenient, (frozenset, set, list, tuple))):
+            return False
+        if options.get("max_token_chars") is not None:
+            return False
     for name, value in options.items():
-        if name in ("events", "allow_inf_nan", "parse_float", "parse_int", "release_items"):
+        if name in (
+            "events",
+            "allow_inf_nan",
+            "parse_float",
+            "parse_int",
+            "release_items",
+            "lenient",
+        ):
             continue
-        if name in ("lenient", "skip_preamble"):
+        if name == "skip_preamble":
             if value is not False:
                 return False
         elif name == "trailing":
@@ -90,7 +103,7 @@ def accelerates(options: Mapping[str, Any]) -> bool:
 def _stream_type() -> Any:
     """The C machine's JsonStream subclass, made on first use (it needs the Python class)."""
     if not _c_type:
-        from unspool.core import errors, numbers, path_events, snapshot
+        from unspool.core import errors, jsonstream, numbers, path_events, snapshot
         from unspool.core.jsonstream import JsonStream
 
         assert _speedups is not None
@@ -105,6 +118,14 @@ def _stream_type() -> Any:
             "StringDelta": path_events.StringDelta,
             "ValueEnd": path_events.ValueEnd,
             "Skipped": path_events.Skipped,
+            # lenient mode: the reference's decisions, and the hand-over to its machine
+            "resume": jsonstream._resume,
+            "kinds_of": jsonstream._kinds_of,
+            "close_verdict": jsonstream._close_verdict,
+            "string_cut": jsonstream._string_cut,
+            "string_fast": jsonstream._string_fast,
+            "token": jsonstream._token,
+            "glued_quote": jsonstream._glued_quote,
         }
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
