@@ -26,6 +26,7 @@ from bench.lenient_cases import CASES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import test_lenient_table as table
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
 from hypothesis_profiles import examples
 from test_lenient_properties import documents as dirty_documents
@@ -169,16 +170,36 @@ LENIENT_SNIPPETS = st.sampled_from(
 """What models break JSON with (inserted or replaced at random places)."""
 
 
+KNOWN_CASES = sorted(
+    {text for _, text, _ in CASES}
+    | {case.text for case in table.CASES}
+    | {
+        row[0]
+        for rows in (
+            table.POSITIONS,
+            table.NOT_REPAIRED,
+            table.CHUNKING_REGRESSIONS,
+            table.PROFILE_REGRESSIONS,
+            table.HOLDOUT_REGRESSIONS,
+            table.HOLDOUT_REFUSED,
+            table.FENCED,
+        )
+        for row in rows
+    }
+)
+"""The texts of the lenient bench and of the lenient table's cases and regressions."""
+
+
 @st.composite
 def broken_documents(draw: st.DrawFn) -> str:
     """A document broken the way models break JSON: written with random deviations
-    (test_lenient_properties), a case of the lenient bench, or valid JSON with random
-    edits; often truncated or put in a fence."""
+    (test_lenient_properties), a known case (:data:`KNOWN_CASES`), or valid JSON with
+    random edits; often truncated or put in a fence."""
     kind = draw(st.integers(0, 3))
     if kind == 0:
         doc = draw(dirty_documents())[1]
     elif kind == 1:
-        doc = draw(st.sampled_from(CASES))[1]
+        doc = draw(st.sampled_from(KNOWN_CASES))
     else:
         doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
     for _ in range(draw(st.integers(0 if kind < 2 else 1, 4))):

@@ -32,6 +32,7 @@ static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
 static Py_ssize_t base_slots[MAX_BASE_SLOTS];
 static int n_base_slots;
+static Py_ssize_t off_root = -1, off_complete = -1; /* the base's _root and _complete slots */
 
 /* ------------------------------------------------------------------ state */
 
@@ -104,6 +105,7 @@ typedef struct {
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
     int py;               /* handed over: chunks go to the Python machine's send */
+    Py_ssize_t handovers; /* how many times (taking the stream back is worth it while few) */
     PyObject *options;    /* the keyword options (the Python machine is made with them) */
     PyObject *token_opts; /* jsonstream._token's opts */
     PyObject *send;       /* the Python machine's send, once handed over */
@@ -1422,6 +1424,16 @@ static int
 py_sync(Machine *m)
 {
     PyObject *self = OWNER(m);
+    if (off_root >= 0 && off_complete >= 0) { /* the slots themselves (once per chunk) */
+        PyObject *r = *(PyObject **)((char *)self + off_root);
+        PyObject *c = *(PyObject **)((char *)self + off_complete);
+        if (r != NULL && (c == Py_True || c == Py_False)) {
+            Py_INCREF(r);
+            Py_SETREF(m->root, r);
+            m->complete = c == Py_True;
+            return 0;
+        }
+    }
     PyObject *r = PyObject_GetAttr(self, A_root);
     if (r == NULL) return -1;
     Py_SETREF(m->root, r);
@@ -1444,11 +1456,13 @@ py_sync_raising(Machine *m)
     PyErr_Restore(type, value, tb);
 }
 
-/* Hand the stream over to the Python machine at rest (stream offset base), eof: at
- * finish().  From now on every chunk goes to its send. */
+/* Hand the stream over to the Python machine at s[i] (s[0] at stream offset base),
+ * eof: at finish().  From now on every chunk goes to its send, until it gives the
+ * stream back: *back gets what it yielded first (a state to take back, or None). */
 static int
-handover(Machine *m, PyObject *rest, Py_ssize_t base, int eof)
+handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObject **back)
 {
+    *back = NULL;
     if (m->state == ST_STRING && !m->is_key && !m->s_attached && s_attach(m) < 0) return -1;
     PyObject *stack = PyList_New(m->depth);
     PyObject *cpaths = PyList_New(m->events_on ? m->depth : 0);
@@ -1470,12 +1484,15 @@ handover(Machine *m, PyObject *rest, Py_ssize_t base, int eof)
         }
     }
     int is_str = m->state == ST_STRING;
+    /* the stream comes back while hand-overs are few for the input read (each one costs
+       about as much as a few hundred characters on the Python machine) */
+    int give_back = !eof && m->handovers < 4 + m->pos / 512;
     PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        "(NNOiOOnOOOnnNnOnnOOnO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
         is_str && m->sbuf != NULL ? m->sbuf : S_empty, is_str && m->s_path != NULL ? m->s_path : T_empty,
         is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
-        m->u_pos, base, eof ? Py_True : Py_False, rest);
+        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back ? Py_True : Py_False);
     if (st == NULL) return -1;
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
@@ -1491,9 +1508,11 @@ handover(Machine *m, PyObject *rest, Py_ssize_t base, int eof)
     Py_CLEAR(m->carry);
     m->nlen = 0;
     PyObject *self = OWNER(m);
-    PyObject *r = PyObject_CallFunction(H_resume, "OOOOOOON", self, m->options,
+    PyObject *r = PyObject_CallFunction(H_resume, "OOOOOOONO", self, m->options,
                                         m->events_on ? m->events : Py_None, m->repairs, m->tail, m->root,
-                                        m->complete ? Py_True : Py_False, st);
+                                        m->complete ? Py_True : Py_False, st,
+                                        m->handovers == 0 ? Py_True : Py_False);
+    m->handovers++;
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *send = PyObject_GetAttr(self, A_send);
@@ -1504,8 +1523,97 @@ handover(Machine *m, PyObject *rest, Py_ssize_t base, int eof)
     if (py_sync(m) < 0) PyErr_Clear();
     PyErr_Restore(type, value, tb);
     if (r == NULL) return -1;
-    Py_DECREF(r);
+    *back = r;
     return 0;
+}
+
+/* Take the stream back from the Python machine where it yielded its state
+ * t = (stack, cpaths, key, state, glue, rlist, shift, s, i): at s[i] in the chunk
+ * (s None: at the chunk boundary). */
+static int
+take_back(Machine *m, PyObject *t)
+{
+    if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 9 || !PyList_CheckExact(PyTuple_GET_ITEM(t, 0)) ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(t, 1)))
+    {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
+        return -1;
+    }
+    PyObject *stack = PyTuple_GET_ITEM(t, 0), *cpaths = PyTuple_GET_ITEM(t, 1);
+    Py_ssize_t depth = PyList_GET_SIZE(stack);
+    long state = PyLong_AsLong(PyTuple_GET_ITEM(t, 3));
+    Py_ssize_t shift = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 6));
+    int glue = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
+    if (PyErr_Occurred()) return -1;
+    if (m->events_on && PyList_GET_SIZE(cpaths) != depth) {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
+        return -1;
+    }
+    if (depth > m->cap) {
+        Frame *p = PyMem_Realloc(m->stack, (size_t)depth * sizeof(Frame));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->stack = p;
+        m->cap = depth;
+    }
+    for (Py_ssize_t k = 0; k < depth; k++) {
+        Frame *f = &m->stack[k];
+        f->cont = PyList_GET_ITEM(stack, k);
+        Py_INCREF(f->cont);
+        f->is_dict = PyDict_CheckExact(f->cont);
+        f->path = NULL;
+        if (m->events_on) {
+            f->path = PyList_GET_ITEM(cpaths, k);
+            Py_INCREF(f->path);
+        }
+    }
+    m->depth = depth;
+    PyObject *key = PyTuple_GET_ITEM(t, 2);
+    if (key == Py_None) {
+        Py_CLEAR(m->key);
+    } else {
+        Py_INCREF(key);
+        Py_XSETREF(m->key, key);
+    }
+    m->state = (int)state;
+    m->glue = glue;
+    m->r_on = PyTuple_GET_ITEM(t, 5) != Py_None;
+    m->shift = shift;
+    m->py = 0;
+    Py_CLEAR(m->send);
+    return 0;
+}
+
+static int scan_lenient(Machine *m, PyObject *s, Py_ssize_t i);
+
+/* What the Python machine yielded (stolen): None, or its state, which the C machine
+ * takes back, reading the rest of the chunk when it came back inside it. */
+static int
+given_back(Machine *m, PyObject *r)
+{
+    if (r == Py_None) {
+        Py_DECREF(r);
+        return 0;
+    }
+    if (take_back(m, r) < 0) {
+        Py_DECREF(r);
+        return -1;
+    }
+    PyObject *s = PyTuple_GET_ITEM(r, 7);
+    if (s == Py_None || !PyUnicode_CheckExact(s)) {
+        Py_DECREF(r);
+        return 0;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 8));
+    Py_INCREF(s);
+    Py_DECREF(r);
+    if (i == -1 && PyErr_Occurred()) {
+        Py_DECREF(s);
+        return -1;
+    }
+    return scan_lenient(m, s, i);
 }
 
 /* A chunk (None: finish()) for the Python machine, once handed over. */
@@ -1523,10 +1631,13 @@ run_py(Machine *m, PyObject *text)
             return -1;
         }
         PyErr_Clear(); /* the machine ran to its end */
-    } else {
-        Py_DECREF(r);
+        return py_sync(m);
     }
-    return py_sync(m);
+    if (py_sync(m) < 0) {
+        Py_DECREF(r);
+        return -1;
+    }
+    return given_back(m, r);
 }
 
 /* finish() of a lenient stream not complete yet: the Python machine reads what was
@@ -1537,8 +1648,10 @@ finish_lenient(Machine *m)
     PyObject *rest = m->carry != NULL ? m->carry : S_empty;
     Py_INCREF(rest);
     Py_ssize_t base = m->pos - PyUnicode_GET_LENGTH(rest);
-    int rc = handover(m, rest, base, 1);
+    PyObject *back;
+    int rc = handover(m, rest, 0, base, 1, &back);
     Py_DECREF(rest);
+    Py_XDECREF(back); /* at the end of input the machine ends: never a state */
     return rc;
 }
 
@@ -1593,21 +1706,31 @@ static int
 run_lenient(Machine *m, PyObject *chunk)
 {
     PyObject *s;
-    m->base = m->pos - PyUnicode_GET_LENGTH(chunk);
     if (m->carry != NULL) {
         s = PyUnicode_Concat(m->carry, chunk);
         if (s == NULL) return -1;
-        m->base -= PyUnicode_GET_LENGTH(m->carry);
         Py_CLEAR(m->carry);
     } else {
         Py_INCREF(chunk);
         s = chunk;
     }
-    const int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    const Py_ssize_t base = m->base;
-    Py_ssize_t i = 0;
+    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
+        /* release the slot so the string can grow in place */
+        if (slot_set(m, S_empty) < 0) {
+            Py_DECREF(s);
+            return -1;
+        }
+    }
+    return scan_lenient(m, s, 0);
+}
+
+/* Read s (stolen: what was held back and the chunk) from s[i] to its end. */
+static int
+scan_lenient(Machine *m, PyObject *s, Py_ssize_t i)
+{
+    int kind;
+    const void *data;
+    Py_ssize_t n, base;
     Py_ssize_t hand = 0;
     Py_ssize_t fast_end = -1; /* the closing quote of a string value read in one piece */
     PyObject *val = NULL;
@@ -1619,10 +1742,11 @@ run_lenient(Machine *m, PyObject *chunk)
         goto handover;   \
     } while (0)
 
-    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
-        if (slot_set(m, S_empty) < 0) FAIL;
-    }
-
+restart:
+    kind = PyUnicode_KIND(s);
+    data = PyUnicode_DATA(s);
+    n = PyUnicode_GET_LENGTH(s);
+    base = m->base = m->pos - n; /* s ends where the input read so far ends */
     while (i < n) {
         int st = m->state;
         if (st == ST_STRING) {
@@ -2097,12 +2221,31 @@ run_lenient(Machine *m, PyObject *chunk)
     return 0;
 
 handover : {
-    PyObject *rest = PyUnicode_Substring(s, hand, n);
-    if (rest == NULL) FAIL;
-    int rc = handover(m, rest, base + hand, 0);
-    Py_DECREF(rest);
-    Py_DECREF(s);
-    return rc;
+    PyObject *back;
+    if (handover(m, s, hand, base, 0, &back) < 0) FAIL;
+    if (back == Py_None) {
+        Py_DECREF(back);
+        Py_DECREF(s);
+        return 0;
+    }
+    /* given back at once: inside this chunk (read on from there), or at its end */
+    if (take_back(m, back) < 0) {
+        Py_DECREF(back);
+        FAIL;
+    }
+    PyObject *again = PyTuple_GET_ITEM(back, 7);
+    if (again == Py_None || !PyUnicode_CheckExact(again)) {
+        Py_DECREF(back);
+        Py_DECREF(s);
+        return 0;
+    }
+    i = PyLong_AsSsize_t(PyTuple_GET_ITEM(back, 8));
+    Py_INCREF(again);
+    Py_SETREF(s, again);
+    Py_DECREF(back);
+    if (i == -1 && PyErr_Occurred()) FAIL;
+    fast_end = -1;
+    goto restart;
 }
 
 error:
@@ -2927,6 +3070,8 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
                 return NULL;
             }
             base_slots[n_base_slots++] = md->offset;
+            if (strcmp(md->name, "_root") == 0) off_root = md->offset;
+            if (strcmp(md->name, "_complete") == 0) off_complete = md->offset;
         }
     }
     state_offset = (bt->tp_basicsize + 15) & ~(Py_ssize_t)15;

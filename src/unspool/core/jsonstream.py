@@ -450,7 +450,9 @@ class JsonStream:
 
     # ------------------------------------------------------------------ the machine
 
-    def _machine(self, resume: tuple[Any, ...] | None = None) -> Generator[None, str | None, None]:
+    def _machine(
+        self, resume: tuple[Any, ...] | None = None
+    ) -> Generator[tuple[Any, ...] | None, str | None, None]:
         """The parser: one loop over the characters of the chunks sent in.
 
         Each turn handles one step in the current state, in this order: the chunk
@@ -460,6 +462,12 @@ class JsonStream:
         end of input.  The hot paths (string runs, numbers, structural characters) stay
         inline; what repeats (:func:`_put`, :func:`_close`, :func:`_end_string`) and the
         lenient decisions are the module's helper functions below the class.
+
+        ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
+        with its state and its text; the machine goes on from there.  When ``resume``
+        asks for it, the machine gives the stream back at the next comma between
+        members, or chunk boundary, in a state the C machine reads (nothing held back):
+        it yields that state and the rest of the text (``None`` at a boundary) and ends.
         """
         opts = self._opts
         skip_preamble = opts.skip_preamble
@@ -556,23 +564,25 @@ class JsonStream:
         carry = ""  # undecided text, prepended to the next chunk
         eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
+        back = False  # resumed for the C machine, which takes the stream back when it can
+        i = 0
         if resume is None:
-            s = yield
+            s = yield None
             if s is None:  # finish() before any input
                 return
         else:
-            # the state the C machine reached, at s[0] (a string there is a '"' one)
+            # the state the C machine reached at s[i] (a string there is a '"' one)
             (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
                 :11
             ]
-            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s) = resume[11:]
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back) = resume[11:]
+            back = back and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
                 quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)['"']
                 if stack and not is_key:
                     s_cont = stack[-1]
                     s_key = None if type(s_cont) is list else key
         n = len(s)
-        i = 0
 
         try:
             while True:
@@ -595,13 +605,13 @@ class JsonStream:
                                 shift += len(rlist) - 1
                                 del rlist[:-1]
                             base += n
-                            s = None if eof else (yield)
+                            s = None if eof else (yield None)
                             if s is None:
                                 if eof or not carry:
                                     break
-                                eof = (
-                                    True  # finish(): decide what was held, the end as its delimiter
-                                )
+                                # finish(): decide what was held, the end as its delimiter
+                                eof = True
+                                back = False  # (and the machine ends the stream)
                                 s = ""
                             if carry:
                                 s = carry + s
@@ -633,11 +643,16 @@ class JsonStream:
                             shift += k
                             del rlist[:k]
                     base += n
-                    s = None if eof else (yield)
+                    if back and not carry and (state <= _AFTER or state == _END):
+                        # resumed for the C machine: it takes the stream back from here
+                        yield (stack, cpaths, key, state, glue, rlist, shift, None, 0)
+                        return
+                    s = None if eof else (yield None)
                     if s is None:
                         if eof or not carry:
                             break
                         eof = True
+                        back = False
                         s = ""
                     if carry:
                         s = carry + s
@@ -1000,11 +1015,17 @@ class JsonStream:
                             if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                                 i = ws_run(s, i + 1).end()
                             state = _ELEM
+                            if back:  # resumed for the C machine: it takes the stream back here
+                                yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                                return
                             continue
                         i += 1
                         if i < n and s[i] in WS:
                             i = ws_run(s, i + 1).end()
                         state = _KEY
+                        if back:
+                            yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                            return
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
                         # the common close, inline (see _close)
@@ -1466,13 +1487,18 @@ def _resume(
     root: Any,
     complete: bool,
     state: tuple[Any, ...],
-) -> None:
+    first: bool,
+) -> tuple[Any, ...] | None:
     """The C machine hands its lenient stream over to this machine, for a repair or a
     decision it leaves to the reference: ``parser`` (a C machine's instance) gets this
     machine's state, sharing the C machine's lists, and its machine resumes from
     ``state`` (see :meth:`JsonStream._machine`) and reads the rest of the text in it.
-    The C machine then sends every later chunk to ``parser._send``."""
-    JsonStream.__init__(parser, **options)
+    The C machine then sends the next chunks to ``parser._send``, until the machine
+    gives the stream back: returns what it yielded first (a state for the C machine to
+    take back, or None).  ``first``: the first hand-over (the parser's Python state is
+    made)."""
+    if first:
+        JsonStream.__init__(parser, **options)
     parser._events = events
     parser._repairs = repairs
     parser._tail = tail
@@ -1481,7 +1507,7 @@ def _resume(
     gen = parser._machine(state)
     parser._gen = gen
     parser._send = gen.send
-    next(gen, None)  # (None: finish() handed over, the machine read the rest and ended)
+    return next(gen, None)  # (None too when finish() handed over and the machine ended)
 
 
 def _string_fast(s: str, i: int, stack: list[Any]) -> int:
@@ -1496,7 +1522,7 @@ def _string_fast(s: str, i: int, stack: list[Any]) -> int:
     return j if _close_verdict(s, j, False, stack, text) == CLOSE else -1
 
 
-def _running(gen: Generator[None, str | None, None]) -> bool:
+def _running(gen: Generator[Any, str | None, None]) -> bool:
     """Whether the machine is executing (a call into it from a parse hook it runs)."""
     return cast(GeneratorType, gen).gi_running  # type: ignore[type-arg]
 
