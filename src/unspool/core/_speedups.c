@@ -105,7 +105,9 @@ typedef struct {
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
     int py;               /* handed over: chunks go to the Python machine's send */
-    Py_ssize_t handovers; /* how many times (taking the stream back is worth it while few) */
+    Py_ssize_t handovers; /* how many times */
+    Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
+    Py_ssize_t delay;     /* how far past a hand-over the Python machine keeps the stream */
     PyObject *options;    /* the keyword options (the Python machine is made with them) */
     PyObject *token_opts; /* jsonstream._token's opts */
     PyObject *send;       /* the Python machine's send, once handed over */
@@ -1484,15 +1486,21 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         }
     }
     int is_str = m->state == ST_STRING;
-    /* the stream comes back while hand-overs are few for the input read (each one costs
-       about as much as a few hundred characters on the Python machine) */
-    int give_back = !eof && m->handovers < 4 + m->pos / 512;
+    /* The Python machine gives the stream back at once, unless the C machine's last
+       stretch was short (a hand-over costs about as much as 100-200 characters on the
+       Python machine): then it keeps the stream for a while, longer each time. */
+    Py_ssize_t at = base + i;
+    if (m->handovers > 0 && at - m->back_pos < 96)
+        m->delay = m->delay < ((Py_ssize_t)1 << 24) ? m->delay * 2 + 256 : m->delay;
+    else
+        m->delay = 0;
+    Py_ssize_t give_back = eof ? -1 : at + m->delay;
     PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOOnO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        "(NNOiOOnOOOnnNnOnnOOnn)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
         is_str && m->sbuf != NULL ? m->sbuf : S_empty, is_str && m->s_path != NULL ? m->s_path : T_empty,
         is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
-        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back ? Py_True : Py_False);
+        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back);
     if (st == NULL) return -1;
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
@@ -1583,6 +1591,7 @@ take_back(Machine *m, PyObject *t)
     m->shift = shift;
     m->py = 0;
     Py_CLEAR(m->send);
+    m->back_pos = m->pos; /* at the chunk boundary (the caller says where inside it) */
     return 0;
 }
 
@@ -1613,6 +1622,7 @@ given_back(Machine *m, PyObject *r)
         Py_DECREF(s);
         return -1;
     }
+    m->back_pos = m->pos - PyUnicode_GET_LENGTH(s) + i;
     return scan_lenient(m, s, i);
 }
 
@@ -2244,6 +2254,7 @@ handover : {
     Py_SETREF(s, again);
     Py_DECREF(back);
     if (i == -1 && PyErr_Occurred()) FAIL;
+    m->back_pos = m->pos - PyUnicode_GET_LENGTH(s) + i;
     fast_end = -1;
     goto restart;
 }

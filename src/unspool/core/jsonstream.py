@@ -465,9 +465,10 @@ class JsonStream:
 
         ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
         with its state and its text; the machine goes on from there.  When ``resume``
-        asks for it, the machine gives the stream back at the next comma between
-        members, or chunk boundary, in a state the C machine reads (nothing held back):
-        it yields that state and the rest of the text (``None`` at a boundary) and ends.
+        asks for it (a stream offset, -1: never), the machine gives the stream back at
+        the next comma between members, or chunk boundary, past that offset in a state
+        the C machine reads (nothing held back): it yields that state and the rest of
+        the text (``None`` at a boundary) and ends.
         """
         opts = self._opts
         skip_preamble = opts.skip_preamble
@@ -565,6 +566,7 @@ class JsonStream:
         eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
         back = False  # resumed for the C machine, which takes the stream back when it can
+        back_at = 0  # ... once the machine read up to this stream offset
         i = 0
         if resume is None:
             s = yield None
@@ -575,8 +577,8 @@ class JsonStream:
             (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
                 :11
             ]
-            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back) = resume[11:]
-            back = back and not eof  # at the end of input the machine ends the stream
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at) = resume[11:]
+            back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
                 quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)['"']
                 if stack and not is_key:
@@ -643,7 +645,12 @@ class JsonStream:
                             shift += k
                             del rlist[:k]
                     base += n
-                    if back and not carry and (state <= _AFTER or state == _END):
+                    if (
+                        back
+                        and not carry
+                        and base >= back_at
+                        and (state <= _AFTER or state == _END)
+                    ):
                         # resumed for the C machine: it takes the stream back from here
                         yield (stack, cpaths, key, state, glue, rlist, shift, None, 0)
                         return
@@ -1015,7 +1022,8 @@ class JsonStream:
                             if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                                 i = ws_run(s, i + 1).end()
                             state = _ELEM
-                            if back:  # resumed for the C machine: it takes the stream back here
+                            if back and base + i >= back_at and s[i : i + 1] in _C_ITEM:
+                                # resumed for the C machine: it reads the next item
                                 yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
                                 return
                             continue
@@ -1023,7 +1031,7 @@ class JsonStream:
                         if i < n and s[i] in WS:
                             i = ws_run(s, i + 1).end()
                         state = _KEY
-                        if back:
+                        if back and base + i >= back_at and s[i : i + 1] == '"':
                             yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
                             return
                         continue
@@ -1908,6 +1916,10 @@ _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SI
 _COMMENT_MEMBER = re.compile(r"[\]}][ \t]{0,16},[ \t]{0,16}[\"'A-Za-z_$]")
 """In a line comment's text: a closer, a comma and the next member, as the document
 would go on (``// note }, "b": 2``)."""
+
+_C_ITEM = frozenset('"-0123456789[{')
+"""Where the C machine takes a stream back after a comma: an item it reads (see
+:meth:`JsonStream._machine`); after a comma in an object, a '"' key."""
 
 _KEY_NEXT = 1
 _ITEM_NEXT = 0
