@@ -1,7 +1,10 @@
 /* The C machine of unspool's JsonStream: the same contract as the pure-Python
  * machine in jsonstream.py, which stays the reference (differential tests hold
- * the two together).  It runs strict JSON (no lenient kinds, no preamble), with
- * or without path events and release_items, every limit, str or UTF-8 bytes input.
+ * the two together).  It runs strict JSON and lenient mode (no preamble; no token
+ * limit with lenient kinds), with or without path events and release_items, every
+ * other limit, str or UTF-8 bytes input.  Lenient mode reads valid JSON and the
+ * common lenient decisions here and hands every repair over to the Python machine,
+ * which gives the stream back after it (see "lenient mode" below).
  *
  * The type is made at run time by make_type(JsonStream, helpers): it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
@@ -3016,7 +3019,7 @@ static PyGetSetDef js_getset[] = {
     {"finished", get_finished, NULL, "True once finish() was called.", NULL},
     {"pos", get_pos, NULL, "Characters fed so far.", NULL},
     {"tail", get_tail, NULL, "Text that followed the root value (trailing='ignore').", NULL},
-    {"repairs", get_repairs, NULL, "Repairs (always empty: strict JSON).", NULL},
+    {"repairs", get_repairs, NULL, "What lenient mode repaired so far, in stream order.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -3029,7 +3032,7 @@ static PyType_Slot js_slots[] = {
     {Py_tp_repr, js_repr},
     {Py_tp_methods, js_methods},
     {Py_tp_getset, js_getset},
-    {Py_tp_doc, "JsonStream running on the C machine (strict JSON)."},
+    {Py_tp_doc, "JsonStream running on the C machine."},
     {0, NULL},
 };
 
@@ -3103,7 +3106,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups", "The C machine of unspool's JsonStream (strict JSON).", -1,
+    PyModuleDef_HEAD_INIT, "_speedups", "The C machine of unspool's JsonStream.", -1,
     module_methods,
 };
 

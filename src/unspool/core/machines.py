@@ -2,12 +2,18 @@
 
 Like the stdlib's ``json`` with ``_json`` behind it: the C machine
 (``unspool.core._speedups``, built when a compiler was there at install time) runs
-the configurations it accelerates (strict JSON: no ``lenient``, no
-``skip_preamble``), with or without path events and ``release_items``, every limit,
-str or bytes input.
-Everything else, and everything when the extension is missing or
-``UNSPOOL_PURE=1`` is set, runs on the pure-Python machine in ``jsonstream.py``,
-which stays the reference: both give the same values, events, errors and positions.
+the configurations it accelerates: strict JSON and lenient mode (``lenient=True`` or
+a collection of kinds), with or without path events and ``release_items``, every
+limit (but ``max_token_chars`` with ``lenient``), str or bytes input.  In lenient
+mode it reads valid JSON and the common lenient decisions itself (calling the
+reference's decision helpers where they need its lookahead rules), and at a repair,
+an error or the end of an incomplete document it hands the stream over to the
+pure-Python machine, which resumes from the same state at the same character
+(``jsonstream._resume``) and gives the stream back at the next member it can.
+Everything else (``skip_preamble``; ``max_token_chars`` with ``lenient``), and
+everything when the extension is missing or ``UNSPOOL_PURE=1`` is set, runs on the
+pure-Python machine in ``jsonstream.py``, which stays the reference: both give the
+same values, events, repairs, errors and positions.
 """
 
 from __future__ import annotations
