@@ -258,6 +258,10 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
             except MalformedJSON as again:
                 yield ["again", again is err]
             return
+        except ArithmeticError as err:
+            # a parse hook's own error (Decimal("1e1000000000000000000")): it propagates
+            yield ["hook error", type(err).__name__, parser.pos]
+            return
         yield [
             "ok",
             _plain(got),

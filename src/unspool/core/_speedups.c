@@ -28,8 +28,10 @@ static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_
 static PyObject *S_empty, *T_empty;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
 static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
-    *H_glued_quote;
-static PyObject *A_root, *A_complete, *A_send, *K_string_word;
+    *H_glued_quote, *H_repair;
+static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
+static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
+    *M_unquoted_key;
 static PyObject *stream_type;
 static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
@@ -50,6 +52,7 @@ enum {
     ST_STRING = 8,
     ST_NUMBER = 9,
     ST_END = 13,
+    ST_UKEY = 10,  /* an unquoted key (lenient) */
     ST_UVAL = 14,  /* an unquoted value token (lenient) */
     ST_PY = 99     /* handed over: the Python machine runs the stream */
 };
@@ -107,6 +110,7 @@ typedef struct {
     int ndfa;
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
+    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer;
     int py;               /* handed over: chunks go to the Python machine's send */
     Py_ssize_t handovers; /* how many times */
     Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
@@ -1501,7 +1505,10 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
     PyObject *st = Py_BuildValue(
         "(NNOiOOnOOOnnNnOnnOOnn)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
-        is_str && m->sbuf != NULL ? m->sbuf : S_empty, is_str && m->s_path != NULL ? m->s_path : T_empty,
+        is_str && m->sbuf != NULL     ? m->sbuf
+        : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
+                                                 : S_empty,
+        is_str && m->s_path != NULL ? m->s_path : T_empty,
         is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
         m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back);
     if (st == NULL) return -1;
@@ -1559,6 +1566,11 @@ take_back(Machine *m, PyObject *t)
     if (m->events_on && PyList_GET_SIZE(cpaths) != depth) {
         PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
         return -1;
+    }
+    while (m->depth > 0) { /* (none: the hand-over emptied the stack) */
+        Frame *f = &m->stack[--m->depth];
+        Py_CLEAR(f->cont);
+        Py_CLEAR(f->path);
     }
     if (depth > m->cap) {
         Frame *p = PyMem_Realloc(m->stack, (size_t)depth * sizeof(Frame));
@@ -1666,6 +1678,24 @@ finish_lenient(Machine *m)
     Py_DECREF(rest);
     Py_XDECREF(back); /* at the end of input the machine ends: never a state */
     return rc;
+}
+
+/* Report a repair as the reference does (its _repair helper). */
+static int
+report(Machine *m, PyObject *kind, Py_ssize_t pos, PyObject *msg)
+{
+    PyObject *r =
+        PyObject_CallFunction(H_repair, "OOOnO", m->repairs, m->events_on ? m->events : Py_None, kind, pos, msg);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static int
+ident_char(Py_UCS4 c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '-';
 }
 
 /* The value of an unquoted token (lenient, in a container) that ended at s[i]: plain
@@ -1974,6 +2004,37 @@ restart:
             Py_CLEAR(val);
             continue;
         }
+        if (st == ST_UKEY) {
+            Py_ssize_t j = i;
+            while (j < n && ident_char(CH(j))) j++;
+            if (j > i) {
+                PyObject *part = PyUnicode_Substring(s, i, j);
+                if (part == NULL) FAIL;
+                if (m->ubuf == NULL) {
+                    m->ubuf = part;
+                } else {
+                    PyUnicode_Append(&m->ubuf, part);
+                    Py_DECREF(part);
+                    if (m->ubuf == NULL) FAIL;
+                }
+            }
+            i = j;
+            if (i >= n) continue;
+            PyObject *k = m->ubuf != NULL ? m->ubuf : S_empty;
+            Py_INCREF(k);
+            Py_XSETREF(m->key, k);
+            Py_CLEAR(m->ubuf);
+            m->state = ST_COLON;
+            if (CH(i) == '"' && m->k_mquote) {
+                /* '{a": 1}': the quote glued to the key closes it */
+                PyObject *g = PyObject_CallFunction(H_glued_quote, "OOnO", m->repairs,
+                                                    m->events_on ? m->events : Py_None, base + i, K_key_word);
+                if (g == NULL) FAIL;
+                Py_DECREF(g);
+                i++;
+            }
+            continue;
+        }
         if (st == ST_UVAL) {
             if (c == '/') HAND(i);
             Py_ssize_t j = i;
@@ -2017,6 +2078,15 @@ restart:
             if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
                 i++;
                 if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if (m->k_missing_comma &&
+                (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || (c >= 'a' && c <= 'z') ||
+                 (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+                 (c == '{' && !(m->k_closer && f->is_dict && m->depth > 1 && !m->stack[m->depth - 2].is_dict)))) {
+                /* the next member or item, its comma missing */
+                if (report(m, R_missing_comma, base + i, M_missing_comma) < 0) FAIL;
+                m->state = f->is_dict ? ST_KEY : ST_ELEM;
                 continue;
             }
             HAND(i);
@@ -2092,7 +2162,8 @@ restart:
                 i++;
                 continue;
             }
-            if (c == ']' && st == ST_ELEM_FIRST) {
+            if (c == ']' && (st == ST_ELEM_FIRST || (st == ST_ELEM && m->k_trailing_comma))) {
+                if (st == ST_ELEM && report(m, R_trailing_comma, pos, M_trailing_comma) < 0) FAIL;
                 i++;
                 if (close_container(m) < 0) FAIL;
                 continue;
@@ -2196,9 +2267,17 @@ restart:
                 i++;
                 continue;
             }
-            if (c == '}' && st == ST_KEY_FIRST) {
+            if (c == '}' && (st == ST_KEY_FIRST || m->k_trailing_comma)) {
+                if (st == ST_KEY && report(m, R_trailing_comma, base + i, M_trailing_comma) < 0) FAIL;
                 i++;
                 if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if (m->k_unquoted_key && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                      c == '_' || c == '$')) {
+                if (report(m, R_unquoted_key, base + i, M_unquoted_key) < 0) FAIL;
+                Py_CLEAR(m->ubuf);
+                m->state = ST_UKEY;
                 continue;
             }
             HAND(i);
@@ -2918,10 +2997,13 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         static const char *const inner[] = {"inner_quote"}, *const mquote[] = {"missing_quote"},
                                  *const space[] = {"unicode_space"},
                                  *const token[] = {"unquoted_value", "literal_case", "leading_zeros"};
-        int *flags[] = {&m->k_inner, &m->k_mquote, &m->k_space, &m->k_token};
-        const char *const *names[] = {inner, mquote, space, token};
-        int counts[] = {1, 1, 1, 3};
-        for (int f = 0; f < 4; f++) {
+        static const char *const tcomma[] = {"trailing_comma"}, *const mcomma[] = {"missing_comma"},
+                                 *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"};
+        int *flags[] = {&m->k_inner,          &m->k_mquote,          &m->k_space,         &m->k_token,
+                        &m->k_trailing_comma, &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer};
+        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer};
+        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1};
+        for (int f = 0; f < 8; f++) {
             for (int k = 0; k < counts[f]; k++) {
                 PyObject *name = PyUnicode_FromString(names[f][k]);
                 int has = name == NULL ? -1 : PySequence_Contains(kinds, name);
@@ -3071,7 +3153,7 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "resume", &H_resume) < 0 || grab(helpers, "kinds_of", &H_kinds_of) < 0 ||
         grab(helpers, "close_verdict", &H_close_verdict) < 0 || grab(helpers, "string_cut", &H_string_cut) < 0 ||
         grab(helpers, "string_fast", &H_string_fast) < 0 || grab(helpers, "token", &H_token) < 0 ||
-        grab(helpers, "glued_quote", &H_glued_quote) < 0)
+        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0)
         return NULL;
     events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
                    plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
@@ -3124,7 +3206,16 @@ PyInit__speedups(void)
     A_complete = PyUnicode_InternFromString("_complete");
     A_send = PyUnicode_InternFromString("_send");
     K_string_word = PyUnicode_InternFromString("string");
-    if (!A_root || !A_complete || !A_send || !K_string_word) return NULL;
+    K_key_word = PyUnicode_InternFromString("key");
+    R_trailing_comma = PyUnicode_InternFromString("trailing_comma");
+    M_trailing_comma = PyUnicode_InternFromString("dropped a trailing comma");
+    R_missing_comma = PyUnicode_InternFromString("missing_comma");
+    M_missing_comma = PyUnicode_InternFromString("inserted a missing comma");
+    R_unquoted_key = PyUnicode_InternFromString("unquoted_key");
+    M_unquoted_key = PyUnicode_InternFromString("read an unquoted key");
+    if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
+        !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
+        return NULL;
     S_empty = PyUnicode_New(0, 0);
     T_empty = PyTuple_New(0);
     if (!K_object || !K_array || !K_string || !K_number || !K_bool || !K_null || !K_trailing || !S_empty ||

@@ -132,6 +132,7 @@ def _stream_type() -> Any:
             "string_fast": jsonstream._string_fast,
             "token": jsonstream._token,
             "glued_quote": jsonstream._glued_quote,
+            "repair": jsonstream._repair,
         }
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
