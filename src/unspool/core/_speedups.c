@@ -31,7 +31,7 @@ static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_stri
     *H_glued_quote, *H_repair;
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
-    *M_unquoted_key;
+    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment;
 static PyObject *stream_type;
 static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
@@ -110,7 +110,7 @@ typedef struct {
     int ndfa;
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
-    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer;
+    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment;
     int py;               /* handed over: chunks go to the Python machine's send */
     Py_ssize_t handovers; /* how many times */
     Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
@@ -1691,6 +1691,34 @@ report(Machine *m, PyObject *kind, Py_ssize_t pos, PyObject *msg)
     return 0;
 }
 
+/* A comment at s[i] ('/' or '#', comment kind allowed) that ends in this chunk: report
+ * it as the reference does (_comment_open) and return the index past its end; -1 when
+ * the reference must decide (an invalid opener, the chunk ends first); -2 on error. */
+static Py_ssize_t
+skip_comment(Machine *m, int kind, const void *data, Py_ssize_t n, Py_ssize_t i, Py_ssize_t base)
+{
+    if (i + 1 >= n) return -1;
+    Py_UCS4 c = PyUnicode_READ(kind, data, i), d = PyUnicode_READ(kind, data, i + 1);
+    Py_ssize_t k;
+    int block = 0;
+    if (c == '#') {
+        if (!(d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' || d == '!')) return -1;
+        k = i + 1;
+    } else if (d == '/' || d == '*') {
+        block = d == '*';
+        k = i + 2;
+    } else {
+        return -1;
+    }
+    for (; k < n; k++) {
+        Py_UCS4 e = PyUnicode_READ(kind, data, k);
+        if (block ? (e == '*' && k + 1 < n && PyUnicode_READ(kind, data, k + 1) == '/') : e == '\n') break;
+    }
+    if (k >= n) return -1;
+    if (report(m, R_comment, base + i, c == '#' ? M_hash_comment : M_comment) < 0) return -2;
+    return k + (block ? 2 : 1);
+}
+
 static int
 ident_char(Py_UCS4 c)
 {
@@ -1972,6 +2000,13 @@ restart:
                 while (i < n && is_ws(CH(i))) i++;
                 continue;
             }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
             HAND(i);
         }
         if (st == ST_NUMBER) {
@@ -2078,6 +2113,13 @@ restart:
             if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
                 i++;
                 if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
                 continue;
             }
             if (m->k_missing_comma &&
@@ -2232,7 +2274,7 @@ restart:
                     m->state = ST_UVAL;
                     continue;
                 }
-                HAND(i);
+                if (c != '/' && c != '#') HAND(i);
             }
             if (c == 't' || c == 'f' || c == 'n') {
                 PyObject *lit = NULL, *lkind = NULL;
@@ -2253,6 +2295,13 @@ restart:
                     i = n;
                     continue;
                 }
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
             }
             HAND(i);
         }
@@ -2280,6 +2329,13 @@ restart:
                 m->state = ST_UKEY;
                 continue;
             }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
             HAND(i);
         }
         /* ST_COLON */
@@ -2287,6 +2343,13 @@ restart:
             i++;
             while (i < n && is_ws(CH(i))) i++;
             m->state = ST_VALUE;
+            continue;
+        }
+        if ((c == '/' || c == '#') && m->k_comment) {
+            Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+            if (e == -2) FAIL;
+            if (e < 0) HAND(i);
+            i = e;
             continue;
         }
         HAND(i);
@@ -2998,12 +3061,13 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
                                  *const space[] = {"unicode_space"},
                                  *const token[] = {"unquoted_value", "literal_case", "leading_zeros"};
         static const char *const tcomma[] = {"trailing_comma"}, *const mcomma[] = {"missing_comma"},
-                                 *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"};
-        int *flags[] = {&m->k_inner,          &m->k_mquote,          &m->k_space,         &m->k_token,
-                        &m->k_trailing_comma, &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer};
-        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer};
-        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1};
-        for (int f = 0; f < 8; f++) {
+                                 *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"},
+                                 *const comment[] = {"comment"};
+        int *flags[] = {&m->k_inner,          &m->k_mquote,        &m->k_space,         &m->k_token, &m->k_trailing_comma,
+                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment};
+        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment};
+        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1};
+        for (int f = 0; f < 9; f++) {
             for (int k = 0; k < counts[f]; k++) {
                 PyObject *name = PyUnicode_FromString(names[f][k]);
                 int has = name == NULL ? -1 : PySequence_Contains(kinds, name);
@@ -3213,6 +3277,10 @@ PyInit__speedups(void)
     M_missing_comma = PyUnicode_InternFromString("inserted a missing comma");
     R_unquoted_key = PyUnicode_InternFromString("unquoted_key");
     M_unquoted_key = PyUnicode_InternFromString("read an unquoted key");
+    R_comment = PyUnicode_InternFromString("comment");
+    M_comment = PyUnicode_InternFromString("skipped a comment");
+    M_hash_comment = PyUnicode_InternFromString("skipped a # comment");
+    if (!R_comment || !M_comment || !M_hash_comment) return NULL;
     if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
         !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
         return NULL;
