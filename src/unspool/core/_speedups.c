@@ -31,7 +31,7 @@ static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_stri
     *H_glued_quote, *H_repair;
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
-    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment;
+    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key;
 static PyObject *stream_type;
 static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
@@ -110,7 +110,8 @@ typedef struct {
     int ndfa;
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
-    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment;
+    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment, k_single;
+    Py_UCS4 quote; /* the in-flight string's quote: '"', or '\'' (single_quotes) */
     int py;               /* handed over: chunks go to the Python machine's send */
     Py_ssize_t handovers; /* how many times */
     Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
@@ -1503,14 +1504,15 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         m->delay = 0;
     Py_ssize_t give_back = eof ? -1 : at + m->delay;
     PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOOnn)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        "(NNOiOOnOOOnnNnOnnOOnnN)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
         is_str && m->sbuf != NULL     ? m->sbuf
         : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
                                                  : S_empty,
         is_str && m->s_path != NULL ? m->s_path : T_empty,
         is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
-        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back);
+        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back,
+        PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'));
     if (st == NULL) return -1;
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
@@ -1823,14 +1825,24 @@ restart:
         if (st == ST_STRING) {
             Py_ssize_t seg = i;
             for (;;) {
-                int cut = m->k_mquote && !m->is_key && fast_end < 0;
-                i = cut ? cut_run_end(kind, data, i, n) : plain_run_end(kind, data, i, n);
+                const Py_UCS4 q = m->quote;
+                if (q == '\'') { /* a single-quoted string: raw control characters are text */
+                    while (i < n) {
+                        Py_UCS4 d = CH(i);
+                        if (d == '\'' || d == '\\') break;
+                        i++;
+                    }
+                } else if (m->k_mquote && !m->is_key && fast_end < 0) {
+                    i = cut_run_end(kind, data, i, n);
+                } else {
+                    i = plain_run_end(kind, data, i, n);
+                }
                 if (i >= n) {
                     if (s_flush(m, s, seg, n) < 0) FAIL;
                     goto string_chunk_end;
                 }
                 Py_UCS4 c = CH(i);
-                if (c == '"') {
+                if (c == q) {
                     if (!m->is_key && m->k_inner && i != fast_end) {
                         int v = fast_verdict(kind, data, n, i + 1);
                         if (v == V_ASK) {
@@ -1945,8 +1957,8 @@ restart:
                         seg = i;
                         continue;
                     }
-                    Py_UCS4 dec = simple_escape(e);
-                    if (dec == 0xFFFFFFFF) goto string_hand; /* \' or an invalid escape */
+                    Py_UCS4 dec = e == '\'' && q == '\'' ? '\'' : simple_escape(e);
+                    if (dec == 0xFFFFFFFF) goto string_hand; /* \' in "...", or an invalid escape */
                     if (scr_put(m, dec) < 0) FAIL;
                     i += 2;
                     seg = i;
@@ -2135,8 +2147,24 @@ restart:
         }
         if (st <= ST_ELEM) {
             Py_ssize_t pos = base + i;
+            if (c == '\'' && m->k_single) {
+                if (report(m, R_single, pos, M_single_string) < 0) FAIL;
+                fast_end = -1;
+                m->quote = '\'';
+                m->state = ST_STRING;
+                m->is_key = 0;
+                m->s_attached = 0;
+                m->s_first = 1;
+                m->s_pos = pos;
+                m->d_start = 0;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
             if (c == '"') {
                 fast_end = -1;
+                m->quote = '"';
                 if (m->k_mquote) {
                     /* as the Python machine's fast path: a string read in one piece
                        whose quote closes it is not cut at a comma or a closer */
@@ -2306,7 +2334,9 @@ restart:
             HAND(i);
         }
         if (st == ST_KEY_FIRST || st == ST_KEY) {
-            if (c == '"') {
+            if (c == '"' || (c == '\'' && m->k_single)) {
+                if (c == '\'' && report(m, R_single, base + i, M_single_key) < 0) FAIL;
+                m->quote = c;
                 m->state = ST_STRING;
                 m->is_key = 1;
                 m->s_first = 1;
@@ -3062,12 +3092,12 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
                                  *const token[] = {"unquoted_value", "literal_case", "leading_zeros"};
         static const char *const tcomma[] = {"trailing_comma"}, *const mcomma[] = {"missing_comma"},
                                  *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"},
-                                 *const comment[] = {"comment"};
+                                 *const comment[] = {"comment"}, *const single[] = {"single_quotes"};
         int *flags[] = {&m->k_inner,          &m->k_mquote,        &m->k_space,         &m->k_token, &m->k_trailing_comma,
-                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment};
-        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment};
-        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1};
-        for (int f = 0; f < 9; f++) {
+                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment, &m->k_single};
+        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment, single};
+        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1, 1};
+        for (int f = 0; f < 10; f++) {
             for (int k = 0; k < counts[f]; k++) {
                 PyObject *name = PyUnicode_FromString(names[f][k]);
                 int has = name == NULL ? -1 : PySequence_Contains(kinds, name);
@@ -3280,7 +3310,10 @@ PyInit__speedups(void)
     R_comment = PyUnicode_InternFromString("comment");
     M_comment = PyUnicode_InternFromString("skipped a comment");
     M_hash_comment = PyUnicode_InternFromString("skipped a # comment");
-    if (!R_comment || !M_comment || !M_hash_comment) return NULL;
+    R_single = PyUnicode_InternFromString("single_quotes");
+    M_single_string = PyUnicode_InternFromString("read a single-quoted string");
+    M_single_key = PyUnicode_InternFromString("read a single-quoted key");
+    if (!R_comment || !M_comment || !M_hash_comment || !R_single || !M_single_string || !M_single_key) return NULL;
     if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
         !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
         return NULL;

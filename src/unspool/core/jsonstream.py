@@ -573,14 +573,14 @@ class JsonStream:
             if s is None:  # finish() before any input
                 return
         else:
-            # the state the C machine reached at s[i] (a string there is a '"' one)
+            # the state the C machine reached at s[i] (a string there opened with `opener`)
             (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
                 :11
             ]
-            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at) = resume[11:]
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:]
             back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
-                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)['"']
+                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[opener]
                 if stack and not is_key:
                     s_cont = stack[-1]
                     s_key = None if type(s_cont) is list else key
@@ -1187,7 +1187,10 @@ class JsonStream:
                         if scan_once is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
                             try:
                                 val, j = scan_once(s, i)
-                            except (StopIteration, ValueError, RecursionError):
+                            except (StopIteration, ValueError, RecursionError, ArithmeticError):
+                                # (ArithmeticError: a parse hook refused a number of a
+                                # container that may not even close here, as Decimal does
+                                # "1e1000000000000000000": the machine reads it as always)
                                 j = -1
                             if j > 0:
                                 budget = max_depth_ - depth
