@@ -25,7 +25,7 @@ static PyObject *H_UNSET, *H_parse_error, *H_deep_copy, *H_big_int;
 static PyObject *H_MalformedJSON, *H_LimitExceeded;
 static PyObject *H_ValueStart, *H_StringDelta, *H_ValueEnd, *H_Skipped;
 static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_trailing;
-static PyObject *S_empty, *T_empty;
+static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
 static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
     *H_glued_quote, *H_repair;
@@ -53,6 +53,7 @@ enum {
     ST_NUMBER = 9,
     ST_END = 13,
     ST_UKEY = 10,  /* an unquoted key (lenient) */
+    ST_COMMENT = 11, /* inside a comment (lenient) */
     ST_UVAL = 14,  /* an unquoted value token (lenient) */
     ST_PY = 99     /* handed over: the Python machine runs the stream */
 };
@@ -112,6 +113,10 @@ typedef struct {
     int lenient, k_mquote, k_inner, k_token, k_space;
     int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment, k_single;
     Py_UCS4 quote; /* the in-flight string's quote: '"', or '\'' (single_quotes) */
+    /* the comment the stream is in: its end ("\n" or "*\/"), the state after it, whether a
+       line comment in a container ran over a closer and the next member, its last text */
+    int c_block, c_ret, c_closer;
+    PyObject *c_tail;
     int py;               /* handed over: chunks go to the Python machine's send */
     Py_ssize_t handovers; /* how many times */
     Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
@@ -1504,7 +1509,7 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         m->delay = 0;
     Py_ssize_t give_back = eof ? -1 : at + m->delay;
     PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOOnnN)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        "(NNOiOOnOOOnnNnOnnOOnnNOiOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
         is_str && m->sbuf != NULL     ? m->sbuf
         : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
@@ -1512,7 +1517,9 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         is_str && m->s_path != NULL ? m->s_path : T_empty,
         is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
         m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back,
-        PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'));
+        PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'),
+        m->state == ST_COMMENT ? (m->c_block ? S_block_end : S_line_end) : S_empty, m->c_ret,
+        m->c_closer ? Py_True : Py_False, m->c_tail != NULL ? m->c_tail : S_empty);
     if (st == NULL) return -1;
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
@@ -1526,6 +1533,7 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
     Py_CLEAR(m->s_path);
     Py_CLEAR(m->ubuf);
     Py_CLEAR(m->carry);
+    Py_CLEAR(m->c_tail);
     m->nlen = 0;
     PyObject *self = OWNER(m);
     PyObject *r = PyObject_CallFunction(H_resume, "OOOOOOONO", self, m->options,
@@ -1716,9 +1724,45 @@ skip_comment(Machine *m, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
         Py_UCS4 e = PyUnicode_READ(kind, data, k);
         if (block ? (e == '*' && k + 1 < n && PyUnicode_READ(kind, data, k + 1) == '/') : e == '\n') break;
     }
-    if (k >= n) return -1;
     if (report(m, R_comment, base + i, c == '#' ? M_hash_comment : M_comment) < 0) return -2;
-    return k + (block ? 2 : 1);
+    if (k < n) return k + (block ? 2 : 1);
+    /* it goes on past the chunk: the comment state reads on (from past its opener) */
+    m->c_block = block;
+    m->c_ret = m->state;
+    m->c_closer = 0;
+    Py_CLEAR(m->c_tail);
+    m->state = ST_COMMENT;
+    return c == '#' ? i + 1 : i + 2;
+}
+
+/* jsonstream._COMMENT_MEMBER.search(t): a closer, a comma and the next member. */
+static int
+comment_member(PyObject *t)
+{
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    for (Py_ssize_t p = 0; p < n; p++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        if (c != ']' && c != '}') continue;
+        Py_ssize_t q = p + 1, sp = 0;
+        while (q < n && sp <= 16 && (PyUnicode_READ(kind, data, q) == ' ' || PyUnicode_READ(kind, data, q) == '\t')) {
+            q++;
+            sp++;
+        }
+        if (sp > 16 || q >= n || PyUnicode_READ(kind, data, q) != ',') continue;
+        q++;
+        sp = 0;
+        while (q < n && sp <= 16 && (PyUnicode_READ(kind, data, q) == ' ' || PyUnicode_READ(kind, data, q) == '\t')) {
+            q++;
+            sp++;
+        }
+        if (sp > 16 || q >= n) continue;
+        Py_UCS4 d = PyUnicode_READ(kind, data, q);
+        if (d == '"' || d == '\'' || (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') || d == '_' || d == '$')
+            return 1;
+    }
+    return 0;
 }
 
 static int
@@ -2049,6 +2093,37 @@ restart:
             m->nlen = 0;
             if (scalar_done(m, val, K_number) < 0) FAIL;
             Py_CLEAR(val);
+            continue;
+        }
+        if (st == ST_COMMENT) {
+            int block = m->c_block;
+            Py_ssize_t k = i;
+            for (; k < n; k++) {
+                Py_UCS4 e = CH(k);
+                if (block ? (e == '*' && k + 1 < n && CH(k + 1) == '/') : e == '\n') break;
+            }
+            if (k < n) {
+                i = k + (block ? 2 : 1);
+                m->state = m->c_ret;
+                m->c_closer = 0;
+                Py_CLEAR(m->c_tail);
+                continue;
+            }
+            if (block) {
+                if (n - 1 >= i && CH(n - 1) == '*' && set_carry(m, s, n - 1, n) < 0) FAIL;
+            } else if (m->depth > 0 && !m->c_closer) {
+                PyObject *rest = PyUnicode_Substring(s, i, n);
+                if (rest == NULL) FAIL;
+                PyObject *seen = m->c_tail != NULL ? PyUnicode_Concat(m->c_tail, rest) : rest;
+                if (m->c_tail != NULL) Py_DECREF(rest);
+                if (seen == NULL) FAIL;
+                m->c_closer = comment_member(seen);
+                Py_ssize_t sl = PyUnicode_GET_LENGTH(seen);
+                Py_XSETREF(m->c_tail, PyUnicode_Substring(seen, sl > 40 ? sl - 40 : 0, sl));
+                Py_DECREF(seen);
+                if (m->c_tail == NULL) FAIL;
+            }
+            i = n;
             continue;
         }
         if (st == ST_UKEY) {
@@ -2958,6 +3033,7 @@ m_clear(Machine *m)
     Py_CLEAR(m->token_opts);
     Py_CLEAR(m->send);
     Py_CLEAR(m->ubuf);
+    Py_CLEAR(m->c_tail);
     for (int t = 0; t < 3; t++) {
         while (m->npool[t] > 0) {
             PyObject *ev = m->pool[t][--m->npool[t]];
@@ -3151,6 +3227,7 @@ js_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->token_opts);
     Py_VISIT(m->send);
     Py_VISIT(m->ubuf);
+    Py_VISIT(m->c_tail);
     for (Py_ssize_t k = 0; k < m->depth; k++) {
         Py_VISIT(m->stack[k].cont);
         Py_VISIT(m->stack[k].path);
@@ -3317,6 +3394,9 @@ PyInit__speedups(void)
     if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
         !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
         return NULL;
+    S_line_end = PyUnicode_InternFromString("\n");
+    S_block_end = PyUnicode_InternFromString("*/");
+    if (!S_line_end || !S_block_end) return NULL;
     S_empty = PyUnicode_New(0, 0);
     T_empty = PyTuple_New(0);
     if (!K_object || !K_array || !K_string || !K_number || !K_bool || !K_null || !K_trailing || !S_empty ||

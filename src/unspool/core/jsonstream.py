@@ -577,7 +577,8 @@ class JsonStream:
             (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
                 :11
             ]
-            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:]
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:22]
+            (comment_end, comment_ret, comment_closer, comment_tail) = resume[22:]
             back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
                 quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[opener]
