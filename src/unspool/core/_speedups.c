@@ -2,9 +2,9 @@
  * machine in jsonstream.py, which stays the reference (differential tests hold
  * the two together).  It runs strict JSON and lenient mode (no preamble; no token
  * limit with lenient kinds), with or without path events and release_items, every
- * other limit, str or UTF-8 bytes input.  Lenient mode reads valid JSON and the
- * common lenient decisions here and hands every repair over to the Python machine,
- * which gives the stream back after it (see "lenient mode" below).
+ * other limit, str or UTF-8 bytes input.  Lenient mode reads valid JSON, the lenient
+ * decisions and the commonest repairs here and hands any other repair over to the
+ * Python machine, which gives the stream back after it (see "lenient mode" below).
  *
  * The type is made at run time by make_type(JsonStream, helpers): it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
@@ -1305,13 +1305,16 @@ error:
 
 /* ------------------------------------------------------------------ lenient mode */
 
-/* The lenient machine reads what valid JSON and its common lenient cases need: strings
- * (with the inner_quote and missing_quote decisions and their hold-back), numbers,
- * literals and unquoted tokens in containers, whitespace and structure.  At anything
- * else (a repair, an error, a preamble of a rare case) it hands the stream over to the
- * Python machine (jsonstream._resume), which resumes from the same state at the same
- * character and runs the rest of the stream: the result is the reference's by
- * construction.  Decisions that need the reference's lookahead rules call its helpers. */
+/* The lenient machine reads what valid JSON and the common lenient cases need: strings
+ * (double- or single-quoted, with the inner_quote and missing_quote decisions and their
+ * hold-back), numbers, literals and unquoted tokens in containers, unquoted keys,
+ * trailing and missing commas, comments, whitespace and structure, in the reference's
+ * order of checks.  Decisions that need the reference's lookahead rules, and every
+ * repair report, call its own helpers.  At anything else (another repair, an error, the
+ * end of an incomplete document) it hands the stream over to the Python machine
+ * (jsonstream._resume), which resumes from the same state at the same character and
+ * gives the stream back at the next member the C machine reads (take_back): the result
+ * is the reference's by construction. */
 
 #define OWNER(m) ((PyObject *)((char *)(m) - state_offset))
 

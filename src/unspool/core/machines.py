@@ -5,8 +5,9 @@ Like the stdlib's ``json`` with ``_json`` behind it: the C machine
 the configurations it accelerates: strict JSON and lenient mode (``lenient=True`` or
 a collection of kinds), with or without path events and ``release_items``, every
 limit (but ``max_token_chars`` with ``lenient``), str or bytes input.  In lenient
-mode it reads valid JSON and the common lenient decisions itself (calling the
-reference's decision helpers where they need its lookahead rules), and at a repair,
+mode it reads valid JSON, the lenient decisions and the commonest repairs (trailing
+and missing commas, unquoted keys, single quotes, comments, unquoted tokens) itself,
+calling the reference's helpers for each decision and report; at any other repair,
 an error or the end of an incomplete document it hands the stream over to the
 pure-Python machine, which resumes from the same state at the same character
 (``jsonstream._resume``) and gives the stream back at the next member it can.
