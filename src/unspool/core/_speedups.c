@@ -31,7 +31,8 @@ static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_stri
     *H_glued_quote, *H_repair;
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
-    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key;
+    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key,
+    *R_control, *M_control;
 static PyObject *stream_type;
 static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
@@ -111,7 +112,8 @@ typedef struct {
     int ndfa;
     /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
     int lenient, k_mquote, k_inner, k_token, k_space;
-    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment, k_single;
+    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment, k_single, k_ctrl;
+    int ctrl_seen; /* the in-flight string reported its raw control character (control_char) */
     Py_UCS4 quote; /* the in-flight string's quote: '"', or '\'' (single_quotes) */
     /* the comment the stream is in: its end ("\n" or "*\/"), the state after it, whether a
        line comment in a container ran over a closer and the next member, its last text */
@@ -1512,7 +1514,7 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         m->delay = 0;
     Py_ssize_t give_back = eof ? -1 : at + m->delay;
     PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOOnnNOiOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        "(NNOiOOnOOOnnNnOnnOOnnNOiOOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
         m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
         is_str && m->sbuf != NULL     ? m->sbuf
         : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
@@ -1522,7 +1524,8 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
         m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back,
         PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'),
         m->state == ST_COMMENT ? (m->c_block ? S_block_end : S_line_end) : S_empty, m->c_ret,
-        m->c_closer ? Py_True : Py_False, m->c_tail != NULL ? m->c_tail : S_empty);
+        m->c_closer ? Py_True : Py_False, m->c_tail != NULL ? m->c_tail : S_empty,
+        is_str && m->ctrl_seen ? Py_True : Py_False);
     if (st == NULL) return -1;
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
@@ -2011,7 +2014,18 @@ restart:
                     seg = i;
                     continue;
                 }
-                if (c < 0x20) goto string_hand;
+                if (c < 0x20) {
+                    /* a raw control character: text, reported once per string */
+                    if (!m->k_ctrl) goto string_hand;
+                    if (!m->ctrl_seen) {
+                        /* (the string value shows from its opening quote, as it streams) */
+                        if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
+                        if (report(m, R_control, base + i, M_control) < 0) FAIL;
+                        m->ctrl_seen = 1;
+                    }
+                    i++;
+                    continue;
+                }
                 /* a ',' ']' or '}' in a string value: its closing quote may be missing */
                 int v = ask(m, H_string_cut, s, i, NULL);
                 if (v == -2) FAIL;
@@ -2228,6 +2242,7 @@ restart:
             if (c == '\'' && m->k_single) {
                 if (report(m, R_single, pos, M_single_string) < 0) FAIL;
                 fast_end = -1;
+                m->ctrl_seen = 0;
                 m->quote = '\'';
                 m->state = ST_STRING;
                 m->is_key = 0;
@@ -2242,6 +2257,7 @@ restart:
             }
             if (c == '"') {
                 fast_end = -1;
+                m->ctrl_seen = 0;
                 m->quote = '"';
                 if (m->k_mquote) {
                     /* as the Python machine's fast path: a string read in one piece
@@ -2414,6 +2430,7 @@ restart:
         if (st == ST_KEY_FIRST || st == ST_KEY) {
             if (c == '"' || (c == '\'' && m->k_single)) {
                 if (c == '\'' && report(m, R_single, base + i, M_single_key) < 0) FAIL;
+                m->ctrl_seen = 0;
                 m->quote = c;
                 m->state = ST_STRING;
                 m->is_key = 1;
@@ -3171,12 +3188,14 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
                                  *const token[] = {"unquoted_value", "literal_case", "leading_zeros"};
         static const char *const tcomma[] = {"trailing_comma"}, *const mcomma[] = {"missing_comma"},
                                  *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"},
-                                 *const comment[] = {"comment"}, *const single[] = {"single_quotes"};
+                                 *const comment[] = {"comment"}, *const single[] = {"single_quotes"},
+                                 *const ctrl[] = {"control_char"};
         int *flags[] = {&m->k_inner,          &m->k_mquote,        &m->k_space,         &m->k_token, &m->k_trailing_comma,
-                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment, &m->k_single};
-        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment, single};
-        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1, 1};
-        for (int f = 0; f < 10; f++) {
+                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment, &m->k_single,
+                        &m->k_ctrl};
+        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment, single, ctrl};
+        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1};
+        for (int f = 0; f < 11; f++) {
             for (int k = 0; k < counts[f]; k++) {
                 PyObject *name = PyUnicode_FromString(names[f][k]);
                 int has = name == NULL ? -1 : PySequence_Contains(kinds, name);
@@ -3393,7 +3412,11 @@ PyInit__speedups(void)
     R_single = PyUnicode_InternFromString("single_quotes");
     M_single_string = PyUnicode_InternFromString("read a single-quoted string");
     M_single_key = PyUnicode_InternFromString("read a single-quoted key");
-    if (!R_comment || !M_comment || !M_hash_comment || !R_single || !M_single_string || !M_single_key) return NULL;
+    R_control = PyUnicode_InternFromString("control_char");
+    M_control = PyUnicode_InternFromString("kept a raw control character in a string");
+    if (!R_comment || !M_comment || !M_hash_comment || !R_single || !M_single_string || !M_single_key || !R_control ||
+        !M_control)
+        return NULL;
     if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
         !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
         return NULL;

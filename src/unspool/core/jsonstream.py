@@ -578,7 +578,7 @@ class JsonStream:
                 :11
             ]
             (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:22]
-            (comment_end, comment_ret, comment_closer, comment_tail) = resume[22:]
+            (comment_end, comment_ret, comment_closer, comment_tail, ctrl_seen) = resume[22:]
             back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
                 quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[opener]
