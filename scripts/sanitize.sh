@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Build the C parts (the machine, unspool.core._speedups; the argument snapshots,
 # unspool.protocols._snapshots; InterleavedParser's fast path, unspool.protocols._direct)
-# with AddressSanitizer and UndefinedBehaviorSanitizer, then run the core tests on them,
-# a bounded differential fuzz run (C machine vs the pure-Python reference) and the
-# protocol parts' differential tests.  Any sanitizer
+# with AddressSanitizer and UndefinedBehaviorSanitizer, then run the core and lenient tests
+# on them, a bounded differential fuzz run (C machine vs the pure-Python reference, strict
+# and lenient) and the protocol parts' differential tests.  Any sanitizer
 # report aborts the run, so "passed" means zero reports.
 #
 #   scripts/sanitize.sh            core tests + 2000 fuzz examples
@@ -57,7 +57,7 @@ else
     EXAMPLES=2000
 fi
 CORE=()
-for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py; do
+for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py tests/test_lenient_*.py; do
     [[ "$f" == tests/test_core_cost.py ]] || CORE+=("$f")
 done
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"

@@ -27,7 +27,7 @@ from unspool.core import machines
 
 PROFILE = load_profile()
 
-BOTH_MACHINES = ("test_find_json", "test_oneshot")
+BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_lenient_table", "test_lenient_properties")
 """Modules outside ``test_core_*`` that also run on both machines."""
 
 MACHINES = ["python", "c"] if machines.AVAILABLE else ["python"]

@@ -22,13 +22,17 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from bench.lenient_cases import CASES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import test_lenient_table as table
 from core_support import chunks_at, cut_points, detach, json_docs, mismatch
 from hypothesis_profiles import examples
+from test_lenient_properties import documents as dirty_documents
 from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
+from unspool.core.lexicon import LENIENT_KINDS
 
 REQUIRED = os.environ.get("UNSPOOL_REQUIRE_SPEEDUPS") == "1"
 SANITIZED = (
@@ -131,6 +135,91 @@ def documents(draw: st.DrawFn) -> str:
     return doc
 
 
+LENIENT = st.one_of(
+    st.just(True),
+    st.sets(st.sampled_from(sorted(LENIENT_KINDS)), min_size=1).map(frozenset),
+    st.lists(st.sampled_from(sorted(LENIENT_KINDS)), min_size=1, max_size=4),
+)
+"""``lenient=``: every kind, or a random subset of them."""
+
+LENIENT_OPTIONS = st.fixed_dictionaries(
+    {"lenient": LENIENT},
+    optional={
+        "events": st.booleans(),
+        "trailing": st.sampled_from([None, "error", "ignore"]),
+        "allow_inf_nan": st.booleans(),
+        "max_depth": st.sampled_from([1, 2, 3, 8, 1000]),
+        "max_document_chars": st.sampled_from([None, 0, 7, 60]),
+        "max_int_digits": st.sampled_from([1, 5, 30, 4300]),
+        "parse_float": st.sampled_from([None, Decimal]),
+        "parse_int": st.sampled_from([None, _reject_long, str]),
+        "release_items": st.booleans(),
+    },
+).map(lambda options: {**options, "events": True} if options.get("release_items") else options)
+"""Lenient options the C machine runs (every option but ``max_token_chars``)."""
+
+LENIENT_SNIPPETS = st.sampled_from(
+    [
+        "'", "//", "/*", "*/", "# ", "\n", "True", "None", "NaN", "-Infinity", "TRUE", ",", ",,",
+        "]", "}", "]}", "\u201c", "\u201d", "\u2018", "\u2019", "...", "\u2026", "```", "``",
+        "\u00a0", "\u3000", "\\'", "\\q", "undefined", "New York", "01", "1.5.2", "x:", "ab",
+        '"', '""', '" ', '",', '":', '"}', "\t", "\x01", "+", "`", " ", "{", "[", ":",
+        '"a": ', "a b", "1/3", "/", "http://x", "\\u12", "\\ud83d", "2024-01-15", "<",
+    ]
+)  # fmt: skip
+"""What models break JSON with (inserted or replaced at random places)."""
+
+
+KNOWN_CASES = sorted(
+    {text for _, text, _ in CASES}
+    | {case.text for case in table.CASES}
+    | {
+        row[0]
+        for rows in (
+            table.POSITIONS,
+            table.NOT_REPAIRED,
+            table.CHUNKING_REGRESSIONS,
+            table.PROFILE_REGRESSIONS,
+            table.HOLDOUT_REGRESSIONS,
+            table.HOLDOUT_REFUSED,
+            table.FENCED,
+        )
+        for row in rows
+    }
+)
+"""The texts of the lenient bench and of the lenient table's cases and regressions."""
+
+
+@st.composite
+def broken_documents(draw: st.DrawFn) -> str:
+    """A document broken the way models break JSON: written with random deviations
+    (test_lenient_properties), a known case (:data:`KNOWN_CASES`), or valid JSON with
+    random edits; often truncated or put in a fence."""
+    kind = draw(st.integers(0, 3))
+    if kind == 0:
+        doc = draw(dirty_documents())[1]
+    elif kind == 1:
+        doc = draw(st.sampled_from(KNOWN_CASES))
+    else:
+        doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
+    for _ in range(draw(st.integers(0 if kind < 2 else 1, 4))):
+        at = draw(st.integers(0, len(doc)))
+        op = draw(st.sampled_from(["insert", "insert", "delete", "replace"]))
+        if op == "insert":
+            doc = doc[:at] + draw(LENIENT_SNIPPETS) + doc[at:]
+        elif op == "delete":
+            doc = doc[:at] + doc[at + 1 :]
+        else:
+            doc = doc[:at] + draw(LENIENT_SNIPPETS) + doc[at + 1 :]
+    if draw(st.integers(0, 4)) == 0:
+        doc = doc[: draw(st.integers(0, len(doc)))]
+    if draw(st.integers(0, 9)) == 0:
+        doc = "```json\n" + doc + "\n```"
+    if draw(st.integers(0, 19)) == 0:
+        doc = json.dumps(doc)  # escaped JSON
+    return doc
+
+
 def _plain(value: Any) -> Any:
     """Events as nested lists, so :func:`mismatch` compares them type-exactly."""
     if isinstance(value, tuple):
@@ -162,11 +251,16 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
                 _plain(left),
                 parser.pos,
                 _plain(parser.value),
+                _plain(list(parser.repairs)),
             ]
             try:
                 parser.finish()
             except MalformedJSON as again:
                 yield ["again", again is err]
+            return
+        except ArithmeticError as err:
+            # a parse hook's own error (Decimal("1e1000000000000000000")): it propagates
+            yield ["hook error", type(err).__name__, parser.pos]
             return
         yield [
             "ok",
@@ -176,6 +270,7 @@ def _run(machine: str, chunks: list[Any], options: dict[str, Any]) -> Iterator[A
             parser.complete,
             parser.tail,
             parser.finished,
+            _plain(list(parser.repairs)),
         ]  # lists, so mismatch() compares the values inside type-exactly (NaN too)
 
 
@@ -206,6 +301,34 @@ def test_both_machines_agree_exactly(
     assert len(ours) == len(reference)
 
 
+@DIFF
+@given(doc=broken_documents(), options=LENIENT_OPTIONS, data=st.data())
+def test_both_machines_agree_exactly_in_lenient_mode(
+    doc: str, options: dict[str, Any], data: st.DataObject
+) -> None:
+    """Lenient options on broken documents: the C machine (and the Python machine it
+    hands a stream over to) against the reference, step by step, repairs included."""
+    chunks = _chunking(data, doc)
+    reference = list(_run("python", chunks, options))
+    ours = list(_run("c", chunks, options))
+    for step, (a, b) in enumerate(zip(ours, reference, strict=False)):
+        problem = mismatch(a, b)
+        assert problem is None, f"step {step} ({chunks[: step + 1]!r}): {problem}\nC: {a}\npy: {b}"
+    assert len(ours) == len(reference)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    doc=st.one_of(json_docs(unique_keys=False), NARROW_DOCS, broken_documents()),
+    size=st.integers(1, 9),
+)
+def test_both_machines_agree_on_every_small_chunking_in_lenient_mode(doc: str, size: int) -> None:
+    """Fixed-size chunks, ``lenient=True`` as loads() and repair() use it, events on."""
+    chunks = [doc[k : k + size] for k in range(0, len(doc), size)]
+    options = {"events": True, "lenient": True}
+    assert mismatch(list(_run("c", chunks, options)), list(_run("python", chunks, options))) is None
+
+
 def test_latin1_text_continues_a_string_of_ascii() -> None:
     """Regression: a Latin-1 chunk continuing or opening an ASCII string."""
     chunks = ['["stra', 'ße", "so', 'ße", "éé', 'xyz", "\u0100', 'ab"]']
@@ -228,12 +351,15 @@ def test_selection() -> None:
     assert isinstance(make("c"), JsonStream)
     assert type(make("python")) is JsonStream
     # configurations the C machine does not run go to the reference machine
-    assert type(make("c", lenient=True)) is JsonStream
+    assert type(make("c", lenient=True)) is not JsonStream
+    assert type(make("c", lenient=["comment", "nan"])) is not JsonStream
+    assert type(make("c", lenient=True, max_token_chars=5)) is JsonStream
     assert type(make("c", skip_preamble=True)) is JsonStream
+    assert type(make("c", skip_preamble=True, lenient=True)) is JsonStream
     assert type(make("c", max_depth=2**70)) is JsonStream
     assert type(make("c", max_token_chars=-1)) is JsonStream
     assert type(make("c", events=True, release_items=True)) is not JsonStream
-    assert type(make("c", events=True, release_items=True, lenient=True)) is JsonStream
+    assert type(make("c", events=True, release_items=True, lenient=True)) is not JsonStream
 
     class Mine(JsonStream):
         pass
@@ -254,6 +380,8 @@ def test_invalid_options_fail_like_the_reference() -> None:
         {"bogus": 1},
         {"release_items": True},
         {"release_items": True, "events": False},
+        {"lenient": ["comment", "bogus"]},
+        {"lenient": ["comment"], "trailing": "sometimes"},
     ):
         with pytest.raises((ValueError, TypeError)) as c_err:
             make("c", **options)
@@ -305,6 +433,18 @@ BROKEN: list[tuple[Any, dict[str, Any]]] = [
 """Inputs that fail in different places (each error path must release what it held)."""
 
 
+LENIENT_BROKEN = [
+    "{a: 'b', c: [1, 2,], // note\n d: True}",
+    '{"a": "He said "hi" to me", "b": New York, "c": 007}',
+    '{"city": "New York, "zip": "10001"}',
+    '[{"a": 1], {"b": 2}}',
+    '{"a": "x\ty", "b": \u201cq\u201d}',
+    '{"a": [1, 2',
+    '[1, 2, "abc',
+]
+"""Lenient inputs: each one handed over to the Python machine somewhere."""
+
+
 def _cycle(machine: str, options: dict[str, Any]) -> None:
     parser = make(machine, **options)
     for k in range(0, len(LEAK_DOC), 7):
@@ -324,6 +464,15 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
         for k in range(0, len(array), 11):
             items.feed_events(array[k : k + 11])
         items.finish_events()
+    if options.get("lenient"):
+        for text in LENIENT_BROKEN:
+            bad = make(machine, **options)
+            with contextlib.suppress(MalformedJSON):
+                for k in range(0, len(text), 3):
+                    bad.feed_events(text[k : k + 3]) if options.get("events") else bad.feed(
+                        text[k : k + 3]
+                    )
+                bad.finish()
     raw = make(machine, **options)
     data = LEAK_DOC.encode()
     for k in range(0, len(data), 5):
@@ -334,7 +483,13 @@ def _cycle(machine: str, options: dict[str, Any]) -> None:
 @pytest.mark.skipif(SANITIZED, reason="AddressSanitizer's quarantine holds freed memory")
 @pytest.mark.parametrize(
     "options",
-    [{}, {"events": True, "trailing": "ignore"}, {"events": True, "release_items": True}],
+    [
+        {},
+        {"events": True, "trailing": "ignore"},
+        {"events": True, "release_items": True},
+        {"lenient": True},
+        {"lenient": True, "events": True, "release_items": True},
+    ],
 )
 def test_a_long_run_of_feeds_keeps_memory_flat(options: dict[str, Any]) -> None:
     for _ in range(50):

@@ -1,7 +1,10 @@
 /* The C machine of unspool's JsonStream: the same contract as the pure-Python
  * machine in jsonstream.py, which stays the reference (differential tests hold
- * the two together).  It runs strict JSON (no lenient kinds, no preamble), with
- * or without path events and release_items, every limit, str or UTF-8 bytes input.
+ * the two together).  It runs strict JSON and lenient mode (no preamble; no token
+ * limit with lenient kinds), with or without path events and release_items, every
+ * other limit, str or UTF-8 bytes input.  Lenient mode reads valid JSON, the lenient
+ * decisions and the commonest repairs here and hands any other repair over to the
+ * Python machine, which gives the stream back after it (see "lenient mode" below).
  *
  * The type is made at run time by make_type(JsonStream, helpers): it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
@@ -22,12 +25,20 @@ static PyObject *H_UNSET, *H_parse_error, *H_deep_copy, *H_big_int;
 static PyObject *H_MalformedJSON, *H_LimitExceeded;
 static PyObject *H_ValueStart, *H_StringDelta, *H_ValueEnd, *H_Skipped;
 static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_trailing;
-static PyObject *S_empty, *T_empty;
+static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
+/* lenient mode: the reference's own decisions, and the hand-over to its machine */
+static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
+    *H_glued_quote, *H_repair;
+static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
+static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
+    *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key,
+    *R_control, *M_control;
 static PyObject *stream_type;
 static Py_ssize_t state_offset;
 #define MAX_BASE_SLOTS 64
 static Py_ssize_t base_slots[MAX_BASE_SLOTS];
 static int n_base_slots;
+static Py_ssize_t off_root = -1, off_complete = -1; /* the base's _root and _complete slots */
 
 /* ------------------------------------------------------------------ state */
 
@@ -41,8 +52,15 @@ enum {
     ST_AFTER = 6,
     ST_STRING = 8,
     ST_NUMBER = 9,
-    ST_END = 13
+    ST_END = 13,
+    ST_UKEY = 10,  /* an unquoted key (lenient) */
+    ST_COMMENT = 11, /* inside a comment (lenient) */
+    ST_UVAL = 14,  /* an unquoted value token (lenient) */
+    ST_PY = 99     /* handed over: the Python machine runs the stream */
 };
+
+/* the verdicts of jsonstream's lenient decisions (quotes.py) */
+enum { V_INNER = 0, V_CLOSE = 1, V_UNDECIDED = -1, V_ASK = -9 /* ask the Python helper */ };
 
 #define EV_POOL 64          /* recycled events kept per type */
 #define SPARE_MAX_ITEMS 256 /* a handed-over list is reused when it has room for at most this many */
@@ -92,6 +110,24 @@ typedef struct {
     char *nbuf;
     Py_ssize_t nlen, ncap, n_pos;
     int ndfa;
+    /* lenient mode (the kinds the machine itself reads; every other case is handed over) */
+    int lenient, k_mquote, k_inner, k_token, k_space;
+    int k_trailing_comma, k_missing_comma, k_unquoted_key, k_closer, k_comment, k_single, k_ctrl;
+    int ctrl_seen; /* the in-flight string reported its raw control character (control_char) */
+    Py_UCS4 quote; /* the in-flight string's quote: '"', or '\'' (single_quotes) */
+    /* the comment the stream is in: its end ("\n" or "*\/"), the state after it, whether a
+       line comment in a container ran over a closer and the next member, its last text */
+    int c_block, c_ret, c_closer;
+    PyObject *c_tail;
+    int py;               /* handed over: chunks go to the Python machine's send */
+    Py_ssize_t handovers; /* how many times */
+    Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
+    Py_ssize_t delay;     /* how far past a hand-over the Python machine keeps the stream */
+    PyObject *options;    /* the keyword options (the Python machine is made with them) */
+    PyObject *token_opts; /* jsonstream._token's opts */
+    PyObject *send;       /* the Python machine's send, once handed over */
+    PyObject *ubuf;       /* the in-flight unquoted token (NULL: none) */
+    Py_ssize_t u_pos;
     /* UTF-8 input */
     unsigned char ub[8];
     Py_ssize_t ulen;
@@ -342,6 +378,9 @@ scalar_done(Machine *m, PyObject *val, PyObject *kind)
     }
     if (path != NULL) {
         int rc = emit(m, H_ValueStart, path, kind, NULL);
+        if (rc == 0 && kind != K_number && kind != K_bool && kind != K_null && PyUnicode_Check(val) &&
+            PyUnicode_GET_LENGTH(val) > 0) /* an unquoted string (lenient): its text */
+            rc = emit(m, H_StringDelta, path, val, NULL);
         if (rc == 0) rc = emit(m, H_ValueEnd, path, val, NULL);
         Py_DECREF(path);
         return rc;
@@ -1266,6 +1305,1239 @@ error:
 #undef FAIL
 }
 
+/* ------------------------------------------------------------------ lenient mode */
+
+/* The lenient machine reads what valid JSON and the common lenient cases need: strings
+ * (double- or single-quoted, with the inner_quote and missing_quote decisions and their
+ * hold-back), numbers, literals and unquoted tokens in containers, unquoted keys,
+ * trailing and missing commas, comments, whitespace and structure, in the reference's
+ * order of checks.  Decisions that need the reference's lookahead rules, and every
+ * repair report, call its own helpers.  At anything else (another repair, an error, the
+ * end of an incomplete document) it hands the stream over to the Python machine
+ * (jsonstream._resume), which resumes from the same state at the same character and
+ * gives the stream back at the next member the C machine reads (take_back): the result
+ * is the reference's by construction. */
+
+#define OWNER(m) ((PyObject *)((char *)(m) - state_offset))
+
+static int
+is_uspace(Py_UCS4 c)
+{
+    return c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* What may follow a number (tokens.NUMBER_END). */
+static int
+number_end(Py_UCS4 c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ']' || c == '}' || c == '/' ||
+           c == '"' || c == '[' || c == '{';
+}
+
+/* What ends the first word of a token in a container (tokens.token_word_run). */
+static int
+word_stop(Py_UCS4 c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '[' || c == ']' || c == '{' ||
+           c == '}' || c == '"' || c == '/';
+}
+
+/* The stack as the reference's helpers read it here: [] or [innermost container]. */
+static PyObject *
+top_list(Machine *m)
+{
+    if (m->depth == 0) return PyList_New(0);
+    PyObject *l = PyList_New(1);
+    if (l == NULL) return NULL;
+    PyObject *top = m->stack[m->depth - 1].cont;
+    Py_INCREF(top);
+    PyList_SET_ITEM(l, 0, top);
+    return l;
+}
+
+static Py_ssize_t
+blanks_end(int kind, const void *data, Py_ssize_t k, Py_ssize_t n)
+{
+    Py_ssize_t start = k;
+    while (k < n && k - start < 257) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (!is_ws(c) && !is_uspace(c)) break;
+        k++;
+    }
+    return k;
+}
+
+/* quotes.decide_close for the quote before s[j], in its common cases (never at the end
+ * of input: the C machine hands finish() over); V_ASK for the others. */
+static int
+fast_verdict(int kind, const void *data, Py_ssize_t n, Py_ssize_t j)
+{
+    Py_ssize_t k = blanks_end(kind, data, j, n);
+    if (k - j > 256) return V_CLOSE;
+    if (k >= n) return V_UNDECIDED;
+    Py_UCS4 c = PyUnicode_READ(kind, data, k);
+    if (c == '"' && k == j) return V_ASK;
+    if (c == '}' || c == ']' || c == ':' || c == '"' || c == '\'' || c == '<') return V_CLOSE;
+    if (c != ',') return V_ASK;
+    Py_ssize_t k2 = blanks_end(kind, data, k + 1, n);
+    if (k2 - k > 256) return V_CLOSE;
+    if (k2 >= n) return V_UNDECIDED;
+    Py_UCS4 d = PyUnicode_READ(kind, data, k2);
+    if ((d < 128 && d && strchr("\"'{[]}/-0123456789.", (int)d) != NULL) || d == 0x2026 || d == 0x201C ||
+        d == 0x201D || d == 0x2018 || d == 0x2019)
+        return V_CLOSE;
+    return V_ASK;
+}
+
+/* Where the string from s[a] closes when json's scanstring reads it (strict): the index
+ * of its closing quote; -1 when scanstring fails or it does not close in s; -2 at a
+ * \u escape (the reference's helper decides). */
+static Py_ssize_t
+prescan(int kind, const void *data, Py_ssize_t a, Py_ssize_t n)
+{
+    for (Py_ssize_t k = a; k < n; k++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, k);
+        if (c == '"') return k;
+        if (c < 0x20) return -1;
+        if (c == '\\') {
+            if (k + 1 >= n) return -1;
+            Py_UCS4 e = PyUnicode_READ(kind, data, k + 1);
+            if (e == 'u') return -2;
+            if (simple_escape(e) == 0xFFFFFFFF) return -1;
+            k++;
+        }
+    }
+    return -1;
+}
+
+/* First index >= i of '"', '\\', a control character, ',', ']' or '}' (n if none). */
+static Py_ssize_t
+cut_run_end(int kind, const void *data, Py_ssize_t i, Py_ssize_t n)
+{
+    for (; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c == '"' || c == '\\' || c < 0x20 || c == ',' || c == ']' || c == '}') break;
+    }
+    return i;
+}
+
+/* Ask a decision helper of the reference: helper(s, j, False, [top][, text]) -> verdict
+ * (-2 on an exception). */
+static int
+ask(Machine *m, PyObject *helper, PyObject *s, Py_ssize_t j, PyObject *text)
+{
+    PyObject *stack = top_list(m);
+    if (stack == NULL) return -2;
+    PyObject *r = text != NULL ? PyObject_CallFunction(helper, "OnOOO", s, j, Py_False, stack, text)
+                               : PyObject_CallFunction(helper, "OnOO", s, j, Py_False, stack);
+    Py_DECREF(stack);
+    if (r == NULL) return -2;
+    long v = PyLong_AsLong(r);
+    Py_DECREF(r);
+    if (v == -1 && PyErr_Occurred()) return -2;
+    return (int)v;
+}
+
+/* Read the Python machine's live value back (after it ran). */
+static int
+py_sync(Machine *m)
+{
+    PyObject *self = OWNER(m);
+    if (off_root >= 0 && off_complete >= 0) { /* the slots themselves (once per chunk) */
+        PyObject *r = *(PyObject **)((char *)self + off_root);
+        PyObject *c = *(PyObject **)((char *)self + off_complete);
+        if (r != NULL && (c == Py_True || c == Py_False)) {
+            Py_INCREF(r);
+            Py_SETREF(m->root, r);
+            m->complete = c == Py_True;
+            return 0;
+        }
+    }
+    PyObject *r = PyObject_GetAttr(self, A_root);
+    if (r == NULL) return -1;
+    Py_SETREF(m->root, r);
+    PyObject *c = PyObject_GetAttr(self, A_complete);
+    if (c == NULL) return -1;
+    int t = PyObject_IsTrue(c);
+    Py_DECREF(c);
+    if (t < 0) return -1;
+    m->complete = t;
+    return 0;
+}
+
+/* py_sync() keeping the exception being raised. */
+static void
+py_sync_raising(Machine *m)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (py_sync(m) < 0) PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
+
+/* Hand the stream over to the Python machine at s[i] (s[0] at stream offset base),
+ * eof: at finish().  From now on every chunk goes to its send, until it gives the
+ * stream back: *back gets what it yielded first (a state to take back, or None). */
+static int
+handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObject **back)
+{
+    *back = NULL;
+    if (m->state == ST_STRING && !m->is_key && !m->s_attached && s_attach(m) < 0) return -1;
+    PyObject *stack = PyList_New(m->depth);
+    PyObject *cpaths = PyList_New(m->events_on ? m->depth : 0);
+    PyObject *nbuf = PyUnicode_FromStringAndSize(m->nbuf != NULL ? m->nbuf : "",
+                                                 m->state == ST_NUMBER ? m->nlen : 0);
+    if (stack == NULL || cpaths == NULL || nbuf == NULL) {
+        Py_XDECREF(stack);
+        Py_XDECREF(cpaths);
+        Py_XDECREF(nbuf);
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < m->depth; k++) {
+        Frame *f = &m->stack[k];
+        Py_INCREF(f->cont);
+        PyList_SET_ITEM(stack, k, f->cont);
+        if (m->events_on) {
+            Py_INCREF(f->path);
+            PyList_SET_ITEM(cpaths, k, f->path);
+        }
+    }
+    int is_str = m->state == ST_STRING;
+    /* The Python machine gives the stream back at once, unless the C machine's last
+       stretch was short (a hand-over costs about as much as 100-200 characters on the
+       Python machine): then it keeps the stream for a while, longer each time. */
+    Py_ssize_t at = base + i;
+    if (m->handovers > 0 && at - m->back_pos < 96)
+        m->delay = m->delay < ((Py_ssize_t)1 << 24) ? m->delay * 2 + 256 : m->delay;
+    else
+        m->delay = 0;
+    Py_ssize_t give_back = eof ? -1 : at + m->delay;
+    PyObject *st = Py_BuildValue(
+        "(NNOiOOnOOOnnNnOnnOOnnNOiOOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
+        m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
+        is_str && m->sbuf != NULL     ? m->sbuf
+        : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
+                                                 : S_empty,
+        is_str && m->s_path != NULL ? m->s_path : T_empty,
+        is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
+        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back,
+        PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'),
+        m->state == ST_COMMENT ? (m->c_block ? S_block_end : S_line_end) : S_empty, m->c_ret,
+        m->c_closer ? Py_True : Py_False, m->c_tail != NULL ? m->c_tail : S_empty,
+        is_str && m->ctrl_seen ? Py_True : Py_False);
+    if (st == NULL) return -1;
+    /* the C machine's state is the Python machine's now */
+    m->state = ST_PY;
+    m->py = 1;
+    while (m->depth > 0) {
+        Frame *f = &m->stack[--m->depth];
+        Py_CLEAR(f->cont);
+        Py_CLEAR(f->path);
+    }
+    Py_CLEAR(m->sbuf);
+    Py_CLEAR(m->s_path);
+    Py_CLEAR(m->ubuf);
+    Py_CLEAR(m->carry);
+    Py_CLEAR(m->c_tail);
+    m->nlen = 0;
+    PyObject *self = OWNER(m);
+    PyObject *r = PyObject_CallFunction(H_resume, "OOOOOOONO", self, m->options,
+                                        m->events_on ? m->events : Py_None, m->repairs, m->tail, m->root,
+                                        m->complete ? Py_True : Py_False, st,
+                                        m->handovers == 0 ? Py_True : Py_False);
+    m->handovers++;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *send = PyObject_GetAttr(self, A_send);
+    if (send == NULL)
+        PyErr_Clear();
+    else
+        Py_XSETREF(m->send, send);
+    if (py_sync(m) < 0) PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    if (r == NULL) return -1;
+    *back = r;
+    return 0;
+}
+
+/* Take the stream back from the Python machine where it yielded its state
+ * t = (stack, cpaths, key, state, glue, rlist, shift, s, i): at s[i] in the chunk
+ * (s None: at the chunk boundary). */
+static int
+take_back(Machine *m, PyObject *t)
+{
+    if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 9 || !PyList_CheckExact(PyTuple_GET_ITEM(t, 0)) ||
+        !PyList_CheckExact(PyTuple_GET_ITEM(t, 1)))
+    {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
+        return -1;
+    }
+    PyObject *stack = PyTuple_GET_ITEM(t, 0), *cpaths = PyTuple_GET_ITEM(t, 1);
+    Py_ssize_t depth = PyList_GET_SIZE(stack);
+    long state = PyLong_AsLong(PyTuple_GET_ITEM(t, 3));
+    Py_ssize_t shift = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 6));
+    int glue = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
+    if (PyErr_Occurred()) return -1;
+    if (m->events_on && PyList_GET_SIZE(cpaths) != depth) {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
+        return -1;
+    }
+    while (m->depth > 0) { /* (none: the hand-over emptied the stack) */
+        Frame *f = &m->stack[--m->depth];
+        Py_CLEAR(f->cont);
+        Py_CLEAR(f->path);
+    }
+    if (depth > m->cap) {
+        Frame *p = PyMem_Realloc(m->stack, (size_t)depth * sizeof(Frame));
+        if (p == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->stack = p;
+        m->cap = depth;
+    }
+    for (Py_ssize_t k = 0; k < depth; k++) {
+        Frame *f = &m->stack[k];
+        f->cont = PyList_GET_ITEM(stack, k);
+        Py_INCREF(f->cont);
+        f->is_dict = PyDict_CheckExact(f->cont);
+        f->path = NULL;
+        if (m->events_on) {
+            f->path = PyList_GET_ITEM(cpaths, k);
+            Py_INCREF(f->path);
+        }
+    }
+    m->depth = depth;
+    PyObject *key = PyTuple_GET_ITEM(t, 2);
+    if (key == Py_None) {
+        Py_CLEAR(m->key);
+    } else {
+        Py_INCREF(key);
+        Py_XSETREF(m->key, key);
+    }
+    m->state = (int)state;
+    m->glue = glue;
+    m->r_on = PyTuple_GET_ITEM(t, 5) != Py_None;
+    m->shift = shift;
+    m->py = 0;
+    Py_CLEAR(m->send);
+    m->back_pos = m->pos; /* at the chunk boundary (the caller says where inside it) */
+    return 0;
+}
+
+static int scan_lenient(Machine *m, PyObject *s, Py_ssize_t i);
+
+/* What the Python machine yielded (stolen): None, or its state, which the C machine
+ * takes back, reading the rest of the chunk when it came back inside it. */
+static int
+given_back(Machine *m, PyObject *r)
+{
+    if (r == Py_None) {
+        Py_DECREF(r);
+        return 0;
+    }
+    if (take_back(m, r) < 0) {
+        Py_DECREF(r);
+        return -1;
+    }
+    PyObject *s = PyTuple_GET_ITEM(r, 7);
+    if (s == Py_None || !PyUnicode_CheckExact(s)) {
+        Py_DECREF(r);
+        return 0;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 8));
+    Py_INCREF(s);
+    Py_DECREF(r);
+    if (i == -1 && PyErr_Occurred()) {
+        Py_DECREF(s);
+        return -1;
+    }
+    m->back_pos = m->pos - PyUnicode_GET_LENGTH(s) + i;
+    return scan_lenient(m, s, i);
+}
+
+/* A chunk (None: finish()) for the Python machine, once handed over. */
+static int
+run_py(Machine *m, PyObject *text)
+{
+    if (m->send == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine did not start");
+        return -1;
+    }
+    PyObject *r = PyObject_CallOneArg(m->send, text);
+    if (r == NULL) {
+        if (!(text == Py_None && PyErr_ExceptionMatches(PyExc_StopIteration))) {
+            py_sync_raising(m);
+            return -1;
+        }
+        PyErr_Clear(); /* the machine ran to its end */
+        return py_sync(m);
+    }
+    if (py_sync(m) < 0) {
+        Py_DECREF(r);
+        return -1;
+    }
+    return given_back(m, r);
+}
+
+/* finish() of a lenient stream not complete yet: the Python machine reads what was
+ * held back with the end of input as its delimiter, and ends the stream. */
+static int
+finish_lenient(Machine *m)
+{
+    PyObject *rest = m->carry != NULL ? m->carry : S_empty;
+    Py_INCREF(rest);
+    Py_ssize_t base = m->pos - PyUnicode_GET_LENGTH(rest);
+    PyObject *back;
+    int rc = handover(m, rest, 0, base, 1, &back);
+    Py_DECREF(rest);
+    Py_XDECREF(back); /* at the end of input the machine ends: never a state */
+    return rc;
+}
+
+/* Report a repair as the reference does (its _repair helper). */
+static int
+report(Machine *m, PyObject *kind, Py_ssize_t pos, PyObject *msg)
+{
+    PyObject *r =
+        PyObject_CallFunction(H_repair, "OOOnO", m->repairs, m->events_on ? m->events : Py_None, kind, pos, msg);
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+/* A comment at s[i] ('/' or '#', comment kind allowed) that ends in this chunk: report
+ * it as the reference does (_comment_open) and return the index past its end; -1 when
+ * the reference must decide (an invalid opener, the chunk ends first); -2 on error. */
+static Py_ssize_t
+skip_comment(Machine *m, int kind, const void *data, Py_ssize_t n, Py_ssize_t i, Py_ssize_t base)
+{
+    if (i + 1 >= n) return -1;
+    Py_UCS4 c = PyUnicode_READ(kind, data, i), d = PyUnicode_READ(kind, data, i + 1);
+    Py_ssize_t k;
+    int block = 0;
+    if (c == '#') {
+        if (!(d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' || d == '!')) return -1;
+        k = i + 1;
+    } else if (d == '/' || d == '*') {
+        block = d == '*';
+        k = i + 2;
+    } else {
+        return -1;
+    }
+    for (; k < n; k++) {
+        Py_UCS4 e = PyUnicode_READ(kind, data, k);
+        if (block ? (e == '*' && k + 1 < n && PyUnicode_READ(kind, data, k + 1) == '/') : e == '\n') break;
+    }
+    if (report(m, R_comment, base + i, c == '#' ? M_hash_comment : M_comment) < 0) return -2;
+    if (k < n) return k + (block ? 2 : 1);
+    /* it goes on past the chunk: the comment state reads on (from past its opener) */
+    m->c_block = block;
+    m->c_ret = m->state;
+    m->c_closer = 0;
+    Py_CLEAR(m->c_tail);
+    m->state = ST_COMMENT;
+    return c == '#' ? i + 1 : i + 2;
+}
+
+/* jsonstream._COMMENT_MEMBER.search(t): a closer, a comma and the next member. */
+static int
+comment_member(PyObject *t)
+{
+    int kind = PyUnicode_KIND(t);
+    const void *data = PyUnicode_DATA(t);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(t);
+    for (Py_ssize_t p = 0; p < n; p++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, p);
+        if (c != ']' && c != '}') continue;
+        Py_ssize_t q = p + 1, sp = 0;
+        while (q < n && sp <= 16 && (PyUnicode_READ(kind, data, q) == ' ' || PyUnicode_READ(kind, data, q) == '\t')) {
+            q++;
+            sp++;
+        }
+        if (sp > 16 || q >= n || PyUnicode_READ(kind, data, q) != ',') continue;
+        q++;
+        sp = 0;
+        while (q < n && sp <= 16 && (PyUnicode_READ(kind, data, q) == ' ' || PyUnicode_READ(kind, data, q) == '\t')) {
+            q++;
+            sp++;
+        }
+        if (sp > 16 || q >= n) continue;
+        Py_UCS4 d = PyUnicode_READ(kind, data, q);
+        if (d == '"' || d == '\'' || (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') || d == '_' || d == '$')
+            return 1;
+    }
+    return 0;
+}
+
+static int
+ident_char(Py_UCS4 c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '-';
+}
+
+/* The value of an unquoted token (lenient, in a container) that ended at s[i]: plain
+ * literals here, anything else by the reference's _token (which reports its repairs). */
+static int
+token_done(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, Py_ssize_t *next)
+{
+    PyObject *tok = m->ubuf;
+    m->ubuf = NULL;
+    PyObject *val = NULL, *kind_obj = NULL, *res = NULL;
+    int rc = -1;
+    if (PyUnicode_CompareWithASCIIString(tok, "true") == 0) {
+        val = Py_True;
+        kind_obj = K_bool;
+    } else if (PyUnicode_CompareWithASCIIString(tok, "false") == 0) {
+        val = Py_False;
+        kind_obj = K_bool;
+    } else if (PyUnicode_CompareWithASCIIString(tok, "null") == 0) {
+        val = Py_None;
+        kind_obj = K_null;
+    } else {
+        res = PyObject_CallFunction(H_token, "OOOOnOO", tok, m->k_space ? tok : S_empty, Py_False, m->token_opts,
+                                    m->u_pos, m->repairs, m->events_on ? m->events : Py_None);
+        if (res == NULL) goto done;
+        if (!PyTuple_Check(res) || PyTuple_GET_SIZE(res) != 2) {
+            PyErr_SetString(PyExc_TypeError, "_token: expected (value, kind)");
+            goto done;
+        }
+        val = PyTuple_GET_ITEM(res, 0);
+        kind_obj = PyTuple_GET_ITEM(res, 1);
+        if (m->k_mquote && PyUnicode_READ_CHAR(s, i) == '"' && PyUnicode_Check(kind_obj) &&
+            PyUnicode_CompareWithASCIIString(kind_obj, "string") == 0) {
+            /* '[a", "b"]': the quote glued to the word closes it */
+            PyObject *g = PyObject_CallFunction(H_glued_quote, "OOnO", m->repairs,
+                                                m->events_on ? m->events : Py_None, base + i, K_string_word);
+            if (g == NULL) goto done;
+            Py_DECREF(g);
+            i++;
+        }
+    }
+    rc = scalar_done(m, val, kind_obj);
+    *next = i;
+done:
+    Py_XDECREF(res);
+    Py_DECREF(tok);
+    return rc;
+}
+
+/* Run one chunk through the lenient machine. */
+static int
+run_lenient(Machine *m, PyObject *chunk)
+{
+    PyObject *s;
+    if (m->carry != NULL) {
+        s = PyUnicode_Concat(m->carry, chunk);
+        if (s == NULL) return -1;
+        Py_CLEAR(m->carry);
+    } else {
+        Py_INCREF(chunk);
+        s = chunk;
+    }
+    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
+        /* release the slot so the string can grow in place */
+        if (slot_set(m, S_empty) < 0) {
+            Py_DECREF(s);
+            return -1;
+        }
+    }
+    return scan_lenient(m, s, 0);
+}
+
+/* Read s (stolen: what was held back and the chunk) from s[i] to its end. */
+static int
+scan_lenient(Machine *m, PyObject *s, Py_ssize_t i)
+{
+    int kind;
+    const void *data;
+    Py_ssize_t n, base;
+    Py_ssize_t hand = 0;
+    Py_ssize_t fast_end = -1; /* the closing quote of a string value read in one piece */
+    PyObject *val = NULL;
+#define CH(k) PyUnicode_READ(kind, data, (k))
+#define FAIL goto error
+#define HAND(k)          \
+    do {                 \
+        hand = (k);      \
+        goto handover;   \
+    } while (0)
+
+restart:
+    kind = PyUnicode_KIND(s);
+    data = PyUnicode_DATA(s);
+    n = PyUnicode_GET_LENGTH(s);
+    base = m->base = m->pos - n; /* s ends where the input read so far ends */
+    while (i < n) {
+        int st = m->state;
+        if (st == ST_STRING) {
+            Py_ssize_t seg = i;
+            for (;;) {
+                const Py_UCS4 q = m->quote;
+                if (q == '\'') { /* a single-quoted string: raw control characters are text */
+                    while (i < n) {
+                        Py_UCS4 d = CH(i);
+                        if (d == '\'' || d == '\\') break;
+                        i++;
+                    }
+                } else if (m->k_mquote && !m->is_key && fast_end < 0) {
+                    i = cut_run_end(kind, data, i, n);
+                } else {
+                    i = plain_run_end(kind, data, i, n);
+                }
+                if (i >= n) {
+                    if (s_flush(m, s, seg, n) < 0) FAIL;
+                    goto string_chunk_end;
+                }
+                Py_UCS4 c = CH(i);
+                if (c == q) {
+                    if (!m->is_key && m->k_inner && i != fast_end) {
+                        int v = fast_verdict(kind, data, n, i + 1);
+                        if (v == V_ASK) {
+                            if (s_flush(m, s, seg, i) < 0) FAIL;
+                            seg = i;
+                            v = ask(m, H_close_verdict, s, i + 1, m->sbuf != NULL ? m->sbuf : S_empty);
+                            if (v == -2) FAIL;
+                        }
+                        if (v == V_UNDECIDED) goto string_carry;
+                        if (v != V_CLOSE) goto string_hand; /* an inner quote, or "a" + "b" */
+                    }
+                    fast_end = -1;
+                    PyObject *text = s_final(m, s, seg, i);
+                    if (text == NULL) FAIL;
+                    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+                    i++;
+                    if (m->is_key) {
+                        Py_XSETREF(m->key, text);
+                        m->state = ST_COLON;
+                        break;
+                    }
+                    if (!m->s_attached) {
+                        PyObject *path;
+                        if (attach(m, text, &path) < 0) {
+                            Py_XDECREF(path);
+                            Py_DECREF(text);
+                            FAIL;
+                        }
+                        if (path != NULL) {
+                            int rc = emit(m, H_ValueStart, path, K_string, NULL);
+                            if (rc == 0 && tlen) rc = emit(m, H_StringDelta, path, text, NULL);
+                            if (rc == 0) rc = emit(m, H_ValueEnd, path, text, NULL);
+                            Py_DECREF(path);
+                            if (rc < 0) {
+                                Py_DECREF(text);
+                                FAIL;
+                            }
+                        }
+                    } else {
+                        if (slot_set(m, text) < 0) {
+                            Py_DECREF(text);
+                            FAIL;
+                        }
+                        if (m->events_on) {
+                            int rc = 0;
+                            if (tlen > m->d_start) {
+                                PyObject *d = PyUnicode_Substring(text, m->d_start, tlen);
+                                rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
+                                Py_XDECREF(d);
+                            }
+                            if (rc == 0) rc = emit(m, H_ValueEnd, m->s_path, text, NULL);
+                            if (rc < 0) {
+                                Py_DECREF(text);
+                                FAIL;
+                            }
+                        }
+                    }
+                    Py_DECREF(text);
+                    Py_CLEAR(m->s_path);
+                    if (m->depth) {
+                        m->state = ST_AFTER;
+                    } else {
+                        m->state = ST_END;
+                        m->complete = 1;
+                    }
+                    break;
+                }
+                if (c == '\\') {
+                    if (scr_put_range(m, kind, data, seg, i) < 0) FAIL;
+                    seg = i;
+                    if (i + 1 >= n) goto string_carry;
+                    Py_UCS4 e = CH(i + 1);
+                    if (e == 'u') {
+                        Py_ssize_t avail = n - (i + 2);
+                        if (avail > 4) avail = 4;
+                        Py_UCS4 cp = 0;
+                        for (Py_ssize_t off = 0; off < avail; off++) {
+                            int h = hexval(CH(i + 2 + off));
+                            if (h < 0) goto string_hand;
+                            cp = cp * 16 + (Py_UCS4)h;
+                        }
+                        if (avail < 4) goto string_carry;
+                        if (cp >= 0xD800 && cp <= 0xDBFF) {
+                            Py_UCS4 nxt[6];
+                            Py_ssize_t nl = n - (i + 6);
+                            if (nl > 6) nl = 6;
+                            for (Py_ssize_t k = 0; k < nl; k++) nxt[k] = CH(i + 6 + k);
+                            if (nl == 6 && nxt[0] == '\\' && nxt[1] == 'u') {
+                                int ok = 1;
+                                Py_UCS4 low = 0;
+                                for (int k = 2; k < 6; k++) {
+                                    int h = hexval(nxt[k]);
+                                    if (h < 0) {
+                                        ok = 0;
+                                        break;
+                                    }
+                                    low = low * 16 + (Py_UCS4)h;
+                                }
+                                if (ok && low >= 0xDC00 && low <= 0xDFFF) {
+                                    if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
+                                    i += 12;
+                                    seg = i;
+                                    continue;
+                                }
+                            }
+                            if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
+                            Py_ssize_t bad = bad_escape_at(nxt, nl);
+                            if (bad >= 0 && bad <= low_prefix_len(nxt, nl)) goto string_hand;
+                        }
+                        if (scr_put(m, cp) < 0) FAIL;
+                        i += 6;
+                        seg = i;
+                        continue;
+                    }
+                    Py_UCS4 dec = e == '\'' && q == '\'' ? '\'' : simple_escape(e);
+                    if (dec == 0xFFFFFFFF) goto string_hand; /* \' in "...", or an invalid escape */
+                    if (scr_put(m, dec) < 0) FAIL;
+                    i += 2;
+                    seg = i;
+                    continue;
+                }
+                if (c < 0x20) {
+                    /* a raw control character: text, reported once per string */
+                    if (!m->k_ctrl) goto string_hand;
+                    if (!m->ctrl_seen) {
+                        /* (the string value shows from its opening quote, as it streams) */
+                        if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
+                        if (report(m, R_control, base + i, M_control) < 0) FAIL;
+                        m->ctrl_seen = 1;
+                    }
+                    i++;
+                    continue;
+                }
+                /* a ',' ']' or '}' in a string value: its closing quote may be missing */
+                int v = ask(m, H_string_cut, s, i, NULL);
+                if (v == -2) FAIL;
+                if (v == V_UNDECIDED) goto string_carry;
+                if (v == V_CLOSE) goto string_hand;
+                i++;
+                continue;
+
+            string_hand:
+                if (s_flush(m, s, seg, i) < 0) FAIL;
+                HAND(i);
+            string_carry:
+                if (s_flush(m, s, seg, i) < 0) FAIL;
+                if (set_carry(m, s, i, n) < 0) FAIL;
+                i = n;
+            string_chunk_end:
+                if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
+                break;
+            }
+            continue;
+        }
+
+        Py_UCS4 c = CH(i);
+        if (st == ST_END) {
+            if (m->glue) {
+                if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') HAND(i);
+                m->glue = 0;
+            }
+            if ((c == ']' || c == '}') && PyList_GET_SIZE(m->tail) == 0) HAND(i);
+            if (m->ignore_trailing) {
+                PyObject *text = PyUnicode_Substring(s, i, n);
+                if (text == NULL) FAIL;
+                int rc = PyList_Append(m->tail, text);
+                if (rc == 0 && m->events_on) {
+                    PyObject *p = PyLong_FromSsize_t(base + i);
+                    rc = p == NULL ? -1 : emit(m, H_Skipped, K_trailing, p, text);
+                    Py_XDECREF(p);
+                }
+                Py_DECREF(text);
+                if (rc < 0) FAIL;
+                i = n;
+                continue;
+            }
+            if (is_ws(c)) {
+                while (i < n && is_ws(CH(i))) i++;
+                continue;
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
+            HAND(i);
+        }
+        if (st == ST_NUMBER) {
+            if (m->nlen == 1 && m->nbuf[0] == '-' && c == 'I') HAND(i);
+            Py_ssize_t j = i;
+            while (j < n && is_numchar(CH(j))) j++;
+            int nst = m->ndfa;
+            for (Py_ssize_t k = i; k < j; k++) {
+                nst = ndfa_step(nst, CH(k));
+                if (nst == N_STUCK) HAND(i);
+            }
+            if (n_reserve(m, j - i) < 0) FAIL;
+            for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
+            m->nbuf[m->nlen] = 0;
+            m->ndfa = nst;
+            i = j;
+            if (i >= n) continue;
+            Py_UCS4 d = CH(i);
+            if (m->k_token && d == '/' && i + 1 >= n) {
+                if (set_carry(m, s, i, n) < 0) FAIL;
+                i = n;
+                continue;
+            }
+            if (m->k_token && (!number_end(d) || (d == '/' && CH(i + 1) != '/' && CH(i + 1) != '*'))) HAND(i);
+            if (!ndfa_accepts(m->ndfa)) HAND(i);
+            val = number_value(m, m->nbuf, m->nlen, m->n_pos);
+            if (val == NULL) FAIL;
+            m->nlen = 0;
+            if (scalar_done(m, val, K_number) < 0) FAIL;
+            Py_CLEAR(val);
+            continue;
+        }
+        if (st == ST_COMMENT) {
+            int block = m->c_block;
+            Py_ssize_t k = i;
+            for (; k < n; k++) {
+                Py_UCS4 e = CH(k);
+                if (block ? (e == '*' && k + 1 < n && CH(k + 1) == '/') : e == '\n') break;
+            }
+            if (k < n) {
+                i = k + (block ? 2 : 1);
+                m->state = m->c_ret;
+                m->c_closer = 0;
+                Py_CLEAR(m->c_tail);
+                continue;
+            }
+            if (block) {
+                if (n - 1 >= i && CH(n - 1) == '*' && set_carry(m, s, n - 1, n) < 0) FAIL;
+            } else if (m->depth > 0 && !m->c_closer) {
+                PyObject *rest = PyUnicode_Substring(s, i, n);
+                if (rest == NULL) FAIL;
+                PyObject *seen = m->c_tail != NULL ? PyUnicode_Concat(m->c_tail, rest) : rest;
+                if (m->c_tail != NULL) Py_DECREF(rest);
+                if (seen == NULL) FAIL;
+                m->c_closer = comment_member(seen);
+                Py_ssize_t sl = PyUnicode_GET_LENGTH(seen);
+                Py_XSETREF(m->c_tail, PyUnicode_Substring(seen, sl > 40 ? sl - 40 : 0, sl));
+                Py_DECREF(seen);
+                if (m->c_tail == NULL) FAIL;
+            }
+            i = n;
+            continue;
+        }
+        if (st == ST_UKEY) {
+            Py_ssize_t j = i;
+            while (j < n && ident_char(CH(j))) j++;
+            if (j > i) {
+                PyObject *part = PyUnicode_Substring(s, i, j);
+                if (part == NULL) FAIL;
+                if (m->ubuf == NULL) {
+                    m->ubuf = part;
+                } else {
+                    PyUnicode_Append(&m->ubuf, part);
+                    Py_DECREF(part);
+                    if (m->ubuf == NULL) FAIL;
+                }
+            }
+            i = j;
+            if (i >= n) continue;
+            PyObject *k = m->ubuf != NULL ? m->ubuf : S_empty;
+            Py_INCREF(k);
+            Py_XSETREF(m->key, k);
+            Py_CLEAR(m->ubuf);
+            m->state = ST_COLON;
+            if (CH(i) == '"' && m->k_mquote) {
+                /* '{a": 1}': the quote glued to the key closes it */
+                PyObject *g = PyObject_CallFunction(H_glued_quote, "OOnO", m->repairs,
+                                                    m->events_on ? m->events : Py_None, base + i, K_key_word);
+                if (g == NULL) FAIL;
+                Py_DECREF(g);
+                i++;
+            }
+            continue;
+        }
+        if (st == ST_UVAL) {
+            if (c == '/') HAND(i);
+            Py_ssize_t j = i;
+            while (j < n) {
+                Py_UCS4 d = CH(j);
+                if (word_stop(d) || (m->k_space && is_uspace(d))) break;
+                j++;
+            }
+            if (j > i) {
+                PyObject *part = PyUnicode_Substring(s, i, j);
+                if (part == NULL) FAIL;
+                if (m->ubuf == NULL) {
+                    m->ubuf = part;
+                } else {
+                    PyUnicode_Append(&m->ubuf, part);
+                    Py_DECREF(part);
+                    if (m->ubuf == NULL) FAIL;
+                }
+            }
+            i = j;
+            if (i >= n) continue;
+            Py_UCS4 d = CH(i);
+            if (d == '/') continue;
+            if (d == ' ' || d == '\t' || (m->k_space && is_uspace(d)) || m->ubuf == NULL) HAND(i);
+            if (token_done(m, s, i, base, &i) < 0) FAIL;
+            continue;
+        }
+        if (is_ws(c)) {
+            i++;
+            while (i < n && is_ws(CH(i))) i++;
+            continue;
+        }
+        if (st == ST_AFTER) {
+            Frame *f = &m->stack[m->depth - 1];
+            if (c == ',') {
+                i++;
+                while (i < n && is_ws(CH(i))) i++;
+                m->state = f->is_dict ? ST_KEY : ST_ELEM;
+                continue;
+            }
+            if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
+            if (m->k_missing_comma &&
+                (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || (c >= 'a' && c <= 'z') ||
+                 (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+                 (c == '{' && !(m->k_closer && f->is_dict && m->depth > 1 && !m->stack[m->depth - 2].is_dict)))) {
+                /* the next member or item, its comma missing */
+                if (report(m, R_missing_comma, base + i, M_missing_comma) < 0) FAIL;
+                m->state = f->is_dict ? ST_KEY : ST_ELEM;
+                continue;
+            }
+            HAND(i);
+        }
+        if (st <= ST_ELEM) {
+            Py_ssize_t pos = base + i;
+            if (c == '\'' && m->k_single) {
+                if (report(m, R_single, pos, M_single_string) < 0) FAIL;
+                fast_end = -1;
+                m->ctrl_seen = 0;
+                m->quote = '\'';
+                m->state = ST_STRING;
+                m->is_key = 0;
+                m->s_attached = 0;
+                m->s_first = 1;
+                m->s_pos = pos;
+                m->d_start = 0;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
+            if (c == '"') {
+                fast_end = -1;
+                m->ctrl_seen = 0;
+                m->quote = '"';
+                if (m->k_mquote) {
+                    /* as the Python machine's fast path: a string read in one piece
+                       whose quote closes it is not cut at a comma or a closer */
+                    Py_ssize_t q = prescan(kind, data, i + 1, n);
+                    if (q >= 0) {
+                        int v = fast_verdict(kind, data, n, q + 1);
+                        if (v == V_CLOSE)
+                            fast_end = q;
+                        else if (v == V_ASK)
+                            q = -2;
+                    }
+                    if (q == -2) {
+                        PyObject *stack = top_list(m);
+                        if (stack == NULL) FAIL;
+                        PyObject *r = PyObject_CallFunction(H_string_fast, "OnO", s, i, stack);
+                        Py_DECREF(stack);
+                        if (r == NULL) FAIL;
+                        Py_ssize_t e = PyLong_AsSsize_t(r);
+                        Py_DECREF(r);
+                        if (e == -1 && PyErr_Occurred()) FAIL;
+                        if (e > 0) fast_end = e - 1;
+                    }
+                }
+                m->state = ST_STRING;
+                m->is_key = 0;
+                m->s_attached = 0;
+                m->s_first = 1;
+                m->s_pos = pos;
+                m->d_start = 0;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                if (m->depth >= m->max_depth) HAND(i);
+                PyObject *cont = c == '{' ? PyDict_New() : PyList_New(0);
+                if (cont == NULL) FAIL;
+                PyObject *path;
+                if (attach(m, cont, &path) < 0) {
+                    Py_XDECREF(path);
+                    Py_DECREF(cont);
+                    FAIL;
+                }
+                if (m->depth == m->cap) {
+                    Py_ssize_t cap = m->cap ? m->cap * 2 : 16;
+                    Frame *p = PyMem_Realloc(m->stack, (size_t)cap * sizeof(Frame));
+                    if (p == NULL) {
+                        Py_XDECREF(path);
+                        Py_DECREF(cont);
+                        PyErr_NoMemory();
+                        FAIL;
+                    }
+                    m->stack = p;
+                    m->cap = cap;
+                }
+                if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
+                Frame *f = &m->stack[m->depth++];
+                f->cont = cont;
+                f->path = path;
+                f->is_dict = c == '{';
+                if (path != NULL && emit(m, H_ValueStart, path, c == '{' ? K_object : K_array, NULL) < 0)
+                    FAIL;
+                m->state = c == '{' ? ST_KEY_FIRST : ST_ELEM_FIRST;
+                i++;
+                continue;
+            }
+            if (c == ']' && (st == ST_ELEM_FIRST || (st == ST_ELEM && m->k_trailing_comma))) {
+                if (st == ST_ELEM && report(m, R_trailing_comma, pos, M_trailing_comma) < 0) FAIL;
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if (c == '-' || (c >= '0' && c <= '9')) {
+                Py_ssize_t j = i;
+                while (j < n && is_numchar(CH(j))) j++;
+                int nst = N_START;
+                for (Py_ssize_t k = i; k < j && nst != N_STUCK; k++) nst = ndfa_step(nst, CH(k));
+                if (j >= n) {
+                    if (nst == N_STUCK) HAND(i);
+                    m->nlen = 0;
+                    if (n_reserve(m, n - i) < 0) FAIL;
+                    for (Py_ssize_t k = i; k < n; k++) m->nbuf[m->nlen++] = (char)CH(k);
+                    m->nbuf[m->nlen] = 0;
+                    m->ndfa = nst;
+                    m->n_pos = pos;
+                    m->state = ST_NUMBER;
+                    i = n;
+                    continue;
+                }
+                Py_UCS4 d = CH(j);
+                if (j - i == 1 && c == '-' && d == 'I') HAND(i);
+                if (m->k_token && d == '/' && j + 1 >= n) {
+                    /* "1/3" or a comment after 1: the next character says */
+                    if (nst == N_STUCK) HAND(i);
+                    m->nlen = 0;
+                    if (n_reserve(m, j - i) < 0) FAIL;
+                    for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
+                    m->nbuf[m->nlen] = 0;
+                    m->ndfa = nst;
+                    m->n_pos = pos;
+                    m->state = ST_NUMBER;
+                    if (set_carry(m, s, j, n) < 0) FAIL;
+                    i = n;
+                    continue;
+                }
+                int whole = nst != N_STUCK && ndfa_accepts(nst);
+                if (!whole) HAND(i);
+                if (m->k_token && (!number_end(d) || (d == '/' && CH(j + 1) != '/' && CH(j + 1) != '*'))) HAND(i);
+                char small[64];
+                char *tok = small;
+                Py_ssize_t len = j - i;
+                if (len + 1 > (Py_ssize_t)sizeof(small)) {
+                    tok = PyMem_Malloc((size_t)len + 1);
+                    if (tok == NULL) {
+                        PyErr_NoMemory();
+                        FAIL;
+                    }
+                }
+                for (Py_ssize_t k = 0; k < len; k++) tok[k] = (char)CH(i + k);
+                tok[len] = 0;
+                val = number_value(m, tok, len, pos);
+                if (tok != small) PyMem_Free(tok);
+                if (val == NULL) FAIL;
+                i = j;
+                if (scalar_done(m, val, K_number) < 0) FAIL;
+                Py_CLEAR(val);
+                continue;
+            }
+            if (m->k_token) {
+                if (m->depth > 0 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')) {
+                    /* "New York", "TRUE", "None": held back until the token ends */
+                    Py_CLEAR(m->ubuf);
+                    m->u_pos = pos;
+                    m->state = ST_UVAL;
+                    continue;
+                }
+                if (c != '/' && c != '#') HAND(i);
+            }
+            if (c == 't' || c == 'f' || c == 'n') {
+                PyObject *lit = NULL, *lkind = NULL;
+                const char *word = literal_word(m, c, &lit, &lkind);
+                Py_ssize_t wl = (Py_ssize_t)strlen(word);
+                Py_ssize_t k = 0;
+                while (k < wl && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
+                if (k == wl) {
+                    Py_INCREF(lit);
+                    val = lit;
+                    i += wl;
+                    if (scalar_done(m, val, lkind) < 0) FAIL;
+                    Py_CLEAR(val);
+                    continue;
+                }
+                if (i + k == n) { /* a prefix of the word so far: wait for more */
+                    if (set_carry(m, s, i, n) < 0) FAIL;
+                    i = n;
+                    continue;
+                }
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
+            HAND(i);
+        }
+        if (st == ST_KEY_FIRST || st == ST_KEY) {
+            if (c == '"' || (c == '\'' && m->k_single)) {
+                if (c == '\'' && report(m, R_single, base + i, M_single_key) < 0) FAIL;
+                m->ctrl_seen = 0;
+                m->quote = c;
+                m->state = ST_STRING;
+                m->is_key = 1;
+                m->s_first = 1;
+                m->s_pos = base + i;
+                m->smax = 0;
+                Py_CLEAR(m->sbuf);
+                i++;
+                continue;
+            }
+            if (c == '}' && (st == ST_KEY_FIRST || m->k_trailing_comma)) {
+                if (st == ST_KEY && report(m, R_trailing_comma, base + i, M_trailing_comma) < 0) FAIL;
+                i++;
+                if (close_container(m) < 0) FAIL;
+                continue;
+            }
+            if (m->k_unquoted_key && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                                      c == '_' || c == '$')) {
+                if (report(m, R_unquoted_key, base + i, M_unquoted_key) < 0) FAIL;
+                Py_CLEAR(m->ubuf);
+                m->state = ST_UKEY;
+                continue;
+            }
+            if ((c == '/' || c == '#') && m->k_comment) {
+                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+                if (e == -2) FAIL;
+                if (e < 0) HAND(i);
+                i = e;
+                continue;
+            }
+            HAND(i);
+        }
+        /* ST_COLON */
+        if (c == ':') {
+            i++;
+            while (i < n && is_ws(CH(i))) i++;
+            m->state = ST_VALUE;
+            continue;
+        }
+        if ((c == '/' || c == '#') && m->k_comment) {
+            Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
+            if (e == -2) FAIL;
+            if (e < 0) HAND(i);
+            i = e;
+            continue;
+        }
+        HAND(i);
+    }
+
+    /* the chunk boundary */
+    if (m->state == ST_STRING) {
+        m->s_first = 0;
+        if (!m->is_key) {
+            if (!m->s_attached && s_attach(m) < 0) FAIL;
+            if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
+            Py_ssize_t len = s_len(m);
+            if (m->events_on && len > m->d_start) {
+                PyObject *d = PyUnicode_Substring(m->sbuf, m->d_start, len);
+                int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
+                Py_XDECREF(d);
+                if (rc < 0) FAIL;
+                m->d_start = len;
+            }
+        }
+    }
+    if (release_ended(m) < 0) FAIL;
+    Py_DECREF(s);
+    return 0;
+
+handover : {
+    PyObject *back;
+    if (handover(m, s, hand, base, 0, &back) < 0) FAIL;
+    if (back == Py_None) {
+        Py_DECREF(back);
+        Py_DECREF(s);
+        return 0;
+    }
+    /* given back at once: inside this chunk (read on from there), or at its end */
+    if (take_back(m, back) < 0) {
+        Py_DECREF(back);
+        FAIL;
+    }
+    PyObject *again = PyTuple_GET_ITEM(back, 7);
+    if (again == Py_None || !PyUnicode_CheckExact(again)) {
+        Py_DECREF(back);
+        Py_DECREF(s);
+        return 0;
+    }
+    i = PyLong_AsSsize_t(PyTuple_GET_ITEM(back, 8));
+    Py_INCREF(again);
+    Py_SETREF(s, again);
+    Py_DECREF(back);
+    if (i == -1 && PyErr_Occurred()) FAIL;
+    m->back_pos = m->pos - PyUnicode_GET_LENGTH(s) + i;
+    fast_end = -1;
+    goto restart;
+}
+
+error:
+    Py_XDECREF(val);
+    Py_DECREF(s);
+    return -1;
+#undef CH
+#undef FAIL
+#undef HAND
+}
+
 /* End of input (finish): commit a complete number; a string stays as it is. */
 static int
 end_input(Machine *m)
@@ -1328,7 +2600,7 @@ run_checked(Machine *m, PyObject *text)
 {
     m->pos += PyUnicode_GET_LENGTH(text);
     m->busy = 1;
-    int rc = run(m, text);
+    int rc = m->py ? run_py(m, text) : m->lenient ? run_lenient(m, text) : run(m, text);
     if (rc < 0) fail(m, 1);
     m->busy = 0;
     return rc;
@@ -1551,7 +2823,9 @@ js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
         m->ulen = 0; /* a character cut off at the end: dropped like any truncation */
         m->finished = 1;
         m->busy = 1;
-        int rc = end_input(m);
+        int rc = m->py                                                     ? run_py(m, Py_None)
+                 : m->lenient && (m->state != ST_END || m->carry != NULL) ? finish_lenient(m)
+                                                                          : end_input(m);
         if (rc < 0) fail(m, 1);
         m->busy = 0;
         if (rc < 0) return NULL;
@@ -1618,6 +2892,16 @@ recycle(Machine *m)
 static PyObject *
 take(Machine *m)
 {
+    if (m->py) {
+        /* the Python machine holds this list: hand over a copy and empty it */
+        Py_ssize_t len = PyList_GET_SIZE(m->events);
+        PyObject *out = PyList_GetSlice(m->events, 0, len);
+        if (out == NULL || PyList_SetSlice(m->events, 0, len, NULL) < 0) {
+            Py_XDECREF(out);
+            return NULL;
+        }
+        return out;
+    }
     PyObject *fresh = m->spare;
     m->spare = NULL;
     if (fresh == NULL && (fresh = PyList_New(0)) == NULL) return NULL;
@@ -1720,6 +3004,7 @@ get_tail(PyObject *self, void *Py_UNUSED(c))
     Py_ssize_t k = PyList_GET_SIZE(m->tail);
     if (k == 0) return PyUnicode_New(0, 0);
     if (k > 1) {
+        /* in place: the Python machine may hold this list (lenient, handed over) */
         PyObject *joined = PyUnicode_Join(S_empty, m->tail);
         if (joined == NULL) return NULL;
         PyObject *one = PyList_New(1);
@@ -1728,7 +3013,9 @@ get_tail(PyObject *self, void *Py_UNUSED(c))
             return NULL;
         }
         PyList_SET_ITEM(one, 0, joined);
-        Py_SETREF(m->tail, one);
+        int rc = PyList_SetSlice(m->tail, 0, k, one);
+        Py_DECREF(one);
+        if (rc < 0) return NULL;
     }
     PyObject *t = PyList_GET_ITEM(m->tail, 0);
     Py_INCREF(t);
@@ -1762,6 +3049,11 @@ m_clear(Machine *m)
     Py_CLEAR(m->s_path);
     Py_CLEAR(m->given);
     Py_CLEAR(m->spare);
+    Py_CLEAR(m->options);
+    Py_CLEAR(m->token_opts);
+    Py_CLEAR(m->send);
+    Py_CLEAR(m->ubuf);
+    Py_CLEAR(m->c_tail);
     for (int t = 0; t < 3; t++) {
         while (m->npool[t] > 0) {
             PyObject *ev = m->pool[t][--m->npool[t]];
@@ -1812,10 +3104,11 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
                              "allow_inf_nan",   "max_depth",       "max_token_chars",
                              "max_document_chars", "max_int_digits", "parse_float", "parse_int",
                              "release_items",   NULL};
-    int events = 0, lenient = 0, skip_preamble = 0, allow_nan = 0, release = 0;
+    int events = 0, skip_preamble = 0, allow_nan = 0, release = 0;
+    PyObject *lenient = Py_False;
     PyObject *trailing = Py_None, *max_depth = NULL, *max_tok = NULL, *max_doc = NULL, *max_int = NULL;
     PyObject *parse_float = Py_None, *parse_int = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pppOpOOOOOOp:JsonStream", kwlist, &events, &lenient,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$pOpOpOOOOOOp:JsonStream", kwlist, &events, &lenient,
                                      &skip_preamble, &trailing, &allow_nan, &max_depth, &max_tok, &max_doc,
                                      &max_int, &parse_float, &parse_int, &release))
         return -1;
@@ -1823,8 +3116,16 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "release_items=True needs events=True (items leave by their ValueEnd)");
         return -1;
     }
-    if (lenient || skip_preamble) {
-        PyErr_SetString(PyExc_ValueError, "the C machine runs strict JSON only");
+    PyObject *kinds = NULL;
+    if (lenient != Py_False) {
+        kinds = PyObject_CallOneArg(H_kinds_of, lenient);
+        if (kinds == NULL) return -1;
+        if (PyObject_Length(kinds) == 0) Py_CLEAR(kinds); /* no kind: strict JSON */
+    }
+    if (skip_preamble || (kinds != NULL && max_tok != NULL && max_tok != Py_None)) {
+        Py_XDECREF(kinds);
+        PyErr_SetString(PyExc_ValueError,
+                        "the C machine does not skip a preamble nor limit tokens in lenient mode");
         return -1;
     }
     int ignore = 0;
@@ -1832,6 +3133,7 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         if (PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "ignore") == 0) {
             ignore = 1;
         } else if (!(PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "error") == 0)) {
+            Py_XDECREF(kinds);
             PyErr_SetString(PyExc_ValueError, "trailing must be 'error' or 'ignore'");
             return -1;
         }
@@ -1841,13 +3143,16 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
     Py_ssize_t tok = opt_size(max_tok, -1, "max_token_chars", &err);
     Py_ssize_t doc = opt_size(max_doc, -1, "max_document_chars", &err);
     Py_ssize_t mint = max_int == NULL ? 4300 : opt_size(max_int, 4300, "max_int_digits", &err);
-    if (err) return -1;
-    if (depth < 1) {
-        PyErr_SetString(PyExc_ValueError, "max_depth must be at least 1");
+    if (err || depth < 1) {
+        Py_XDECREF(kinds);
+        if (!err) PyErr_SetString(PyExc_ValueError, "max_depth must be at least 1");
         return -1;
     }
     Machine *m = MS(self);
-    if (check_idle(m) < 0) return -1; /* __init__() from inside the running machine */
+    if (check_idle(m) < 0) { /* __init__() from inside the running machine */
+        Py_XDECREF(kinds);
+        return -1;
+    }
     m_clear(m);
     m_free_buffers(m);
     memset(m, 0, sizeof(Machine));
@@ -1873,7 +3178,43 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
     m->tail = PyList_New(0);
     m->repairs = PyList_New(0);
     if (m->tail == NULL || m->repairs == NULL) return -1;
-    if (events && (m->events = PyList_New(0)) == NULL) return -1;
+    if (events && (m->events = PyList_New(0)) == NULL) {
+        Py_XDECREF(kinds);
+        return -1;
+    }
+    if (kinds != NULL) {
+        static const char *const inner[] = {"inner_quote"}, *const mquote[] = {"missing_quote"},
+                                 *const space[] = {"unicode_space"},
+                                 *const token[] = {"unquoted_value", "literal_case", "leading_zeros"};
+        static const char *const tcomma[] = {"trailing_comma"}, *const mcomma[] = {"missing_comma"},
+                                 *const ukey[] = {"unquoted_key"}, *const closer[] = {"mismatched_closer"},
+                                 *const comment[] = {"comment"}, *const single[] = {"single_quotes"},
+                                 *const ctrl[] = {"control_char"};
+        int *flags[] = {&m->k_inner,          &m->k_mquote,        &m->k_space,         &m->k_token, &m->k_trailing_comma,
+                        &m->k_missing_comma, &m->k_unquoted_key, &m->k_closer, &m->k_comment, &m->k_single,
+                        &m->k_ctrl};
+        const char *const *names[] = {inner, mquote, space, token, tcomma, mcomma, ukey, closer, comment, single, ctrl};
+        int counts[] = {1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1};
+        for (int f = 0; f < 11; f++) {
+            for (int k = 0; k < counts[f]; k++) {
+                PyObject *name = PyUnicode_FromString(names[f][k]);
+                int has = name == NULL ? -1 : PySequence_Contains(kinds, name);
+                Py_XDECREF(name);
+                if (has < 0) {
+                    Py_DECREF(kinds);
+                    return -1;
+                }
+                if (has) *flags[f] = 1;
+            }
+        }
+        m->lenient = 1;
+        m->token_opts = Py_BuildValue("(OOOOn)", kinds, allow_nan ? Py_True : Py_False,
+                                      parse_float != Py_None ? parse_float : (PyObject *)&PyFloat_Type,
+                                      parse_int != Py_None ? parse_int : (PyObject *)&PyLong_Type, mint);
+        m->options = kwds != NULL ? PyDict_Copy(kwds) : PyDict_New();
+        Py_DECREF(kinds);
+        if (m->token_opts == NULL || m->options == NULL) return -1;
+    }
     m->state = ST_VALUE;
     m->ready = 1;
     return 0;
@@ -1904,6 +3245,11 @@ js_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(m->s_path);
     Py_VISIT(m->given);
     Py_VISIT(m->spare);
+    Py_VISIT(m->options);
+    Py_VISIT(m->token_opts);
+    Py_VISIT(m->send);
+    Py_VISIT(m->ubuf);
+    Py_VISIT(m->c_tail);
     for (Py_ssize_t k = 0; k < m->depth; k++) {
         Py_VISIT(m->stack[k].cont);
         Py_VISIT(m->stack[k].path);
@@ -1948,7 +3294,7 @@ static PyGetSetDef js_getset[] = {
     {"finished", get_finished, NULL, "True once finish() was called.", NULL},
     {"pos", get_pos, NULL, "Characters fed so far.", NULL},
     {"tail", get_tail, NULL, "Text that followed the root value (trailing='ignore').", NULL},
-    {"repairs", get_repairs, NULL, "Repairs (always empty: strict JSON).", NULL},
+    {"repairs", get_repairs, NULL, "What lenient mode repaired so far, in stream order.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1961,7 +3307,7 @@ static PyType_Slot js_slots[] = {
     {Py_tp_repr, js_repr},
     {Py_tp_methods, js_methods},
     {Py_tp_getset, js_getset},
-    {Py_tp_doc, "JsonStream running on the C machine (strict JSON)."},
+    {Py_tp_doc, "JsonStream running on the C machine."},
     {0, NULL},
 };
 
@@ -1996,7 +3342,11 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "MalformedJSON", &H_MalformedJSON) < 0 ||
         grab(helpers, "LimitExceeded", &H_LimitExceeded) < 0 ||
         grab(helpers, "ValueStart", &H_ValueStart) < 0 || grab(helpers, "StringDelta", &H_StringDelta) < 0 ||
-        grab(helpers, "ValueEnd", &H_ValueEnd) < 0 || grab(helpers, "Skipped", &H_Skipped) < 0)
+        grab(helpers, "ValueEnd", &H_ValueEnd) < 0 || grab(helpers, "Skipped", &H_Skipped) < 0 ||
+        grab(helpers, "resume", &H_resume) < 0 || grab(helpers, "kinds_of", &H_kinds_of) < 0 ||
+        grab(helpers, "close_verdict", &H_close_verdict) < 0 || grab(helpers, "string_cut", &H_string_cut) < 0 ||
+        grab(helpers, "string_fast", &H_string_fast) < 0 || grab(helpers, "token", &H_token) < 0 ||
+        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0)
         return NULL;
     events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
                    plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
@@ -2009,6 +3359,8 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
                 return NULL;
             }
             base_slots[n_base_slots++] = md->offset;
+            if (strcmp(md->name, "_root") == 0) off_root = md->offset;
+            if (strcmp(md->name, "_complete") == 0) off_complete = md->offset;
         }
     }
     state_offset = (bt->tp_basicsize + 15) & ~(Py_ssize_t)15;
@@ -2029,7 +3381,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_speedups", "The C machine of unspool's JsonStream (strict JSON).", -1,
+    PyModuleDef_HEAD_INIT, "_speedups", "The C machine of unspool's JsonStream.", -1,
     module_methods,
 };
 
@@ -2043,6 +3395,34 @@ PyInit__speedups(void)
     K_bool = PyUnicode_InternFromString("bool");
     K_null = PyUnicode_InternFromString("null");
     K_trailing = PyUnicode_InternFromString("trailing");
+    A_root = PyUnicode_InternFromString("_root");
+    A_complete = PyUnicode_InternFromString("_complete");
+    A_send = PyUnicode_InternFromString("_send");
+    K_string_word = PyUnicode_InternFromString("string");
+    K_key_word = PyUnicode_InternFromString("key");
+    R_trailing_comma = PyUnicode_InternFromString("trailing_comma");
+    M_trailing_comma = PyUnicode_InternFromString("dropped a trailing comma");
+    R_missing_comma = PyUnicode_InternFromString("missing_comma");
+    M_missing_comma = PyUnicode_InternFromString("inserted a missing comma");
+    R_unquoted_key = PyUnicode_InternFromString("unquoted_key");
+    M_unquoted_key = PyUnicode_InternFromString("read an unquoted key");
+    R_comment = PyUnicode_InternFromString("comment");
+    M_comment = PyUnicode_InternFromString("skipped a comment");
+    M_hash_comment = PyUnicode_InternFromString("skipped a # comment");
+    R_single = PyUnicode_InternFromString("single_quotes");
+    M_single_string = PyUnicode_InternFromString("read a single-quoted string");
+    M_single_key = PyUnicode_InternFromString("read a single-quoted key");
+    R_control = PyUnicode_InternFromString("control_char");
+    M_control = PyUnicode_InternFromString("kept a raw control character in a string");
+    if (!R_comment || !M_comment || !M_hash_comment || !R_single || !M_single_string || !M_single_key || !R_control ||
+        !M_control)
+        return NULL;
+    if (!A_root || !A_complete || !A_send || !K_string_word || !K_key_word || !R_trailing_comma ||
+        !M_trailing_comma || !R_missing_comma || !M_missing_comma || !R_unquoted_key || !M_unquoted_key)
+        return NULL;
+    S_line_end = PyUnicode_InternFromString("\n");
+    S_block_end = PyUnicode_InternFromString("*/");
+    if (!S_line_end || !S_block_end) return NULL;
     S_empty = PyUnicode_New(0, 0);
     T_empty = PyTuple_New(0);
     if (!K_object || !K_array || !K_string || !K_number || !K_bool || !K_null || !K_trailing || !S_empty ||

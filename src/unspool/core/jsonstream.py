@@ -190,15 +190,7 @@ class JsonStream:
     ) -> None:
         if release_items and not events:
             raise ValueError("release_items=True needs events=True (items leave by their ValueEnd)")
-        if lenient is True:
-            kinds = lx.LENIENT_KINDS
-        elif lenient is False:
-            kinds = frozenset()
-        else:
-            kinds = frozenset(lenient)
-            unknown = kinds - lx.LENIENT_KINDS
-            if unknown:
-                raise ValueError(f"unknown lenient kinds: {sorted(unknown)}")
+        kinds = _kinds_of(lenient)
         if trailing is None:
             trailing = "ignore" if skip_preamble else "error"
         if trailing not in ("error", "ignore"):
@@ -458,7 +450,9 @@ class JsonStream:
 
     # ------------------------------------------------------------------ the machine
 
-    def _machine(self) -> Generator[None, str | None, None]:
+    def _machine(
+        self, resume: tuple[Any, ...] | None = None
+    ) -> Generator[tuple[Any, ...] | None, str | None, None]:
         """The parser: one loop over the characters of the chunks sent in.
 
         Each turn handles one step in the current state, in this order: the chunk
@@ -468,6 +462,13 @@ class JsonStream:
         end of input.  The hot paths (string runs, numbers, structural characters) stay
         inline; what repeats (:func:`_put`, :func:`_close`, :func:`_end_string`) and the
         lenient decisions are the module's helper functions below the class.
+
+        ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
+        with its state and its text; the machine goes on from there.  When ``resume``
+        asks for it (a stream offset, -1: never), the machine gives the stream back at
+        the next comma between members, or chunk boundary, past that offset in a state
+        the C machine reads (nothing held back): it yields that state and the rest of
+        the text (``None`` at a boundary) and ends.
         """
         opts = self._opts
         skip_preamble = opts.skip_preamble
@@ -564,11 +565,27 @@ class JsonStream:
         carry = ""  # undecided text, prepended to the next chunk
         eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
-        s = yield
-        if s is None:  # finish() before any input
-            return
-        n = len(s)
+        back = False  # resumed for the C machine, which takes the stream back when it can
+        back_at = 0  # ... once the machine read up to this stream offset
         i = 0
+        if resume is None:
+            s = yield None
+            if s is None:  # finish() before any input
+                return
+        else:
+            # the state the C machine reached at s[i] (a string there opened with `opener`)
+            (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
+                :11
+            ]
+            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:22]
+            (comment_end, comment_ret, comment_closer, comment_tail, ctrl_seen) = resume[22:]
+            back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
+            if state == _STRING:
+                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[opener]
+                if stack and not is_key:
+                    s_cont = stack[-1]
+                    s_key = None if type(s_cont) is list else key
+        n = len(s)
 
         try:
             while True:
@@ -591,13 +608,13 @@ class JsonStream:
                                 shift += len(rlist) - 1
                                 del rlist[:-1]
                             base += n
-                            s = None if eof else (yield)
+                            s = None if eof else (yield None)
                             if s is None:
                                 if eof or not carry:
                                     break
-                                eof = (
-                                    True  # finish(): decide what was held, the end as its delimiter
-                                )
+                                # finish(): decide what was held, the end as its delimiter
+                                eof = True
+                                back = False  # (and the machine ends the stream)
                                 s = ""
                             if carry:
                                 s = carry + s
@@ -629,11 +646,21 @@ class JsonStream:
                             shift += k
                             del rlist[:k]
                     base += n
-                    s = None if eof else (yield)
+                    if (
+                        back
+                        and not carry
+                        and base >= back_at
+                        and (state <= _AFTER or state == _END)
+                    ):
+                        # resumed for the C machine: it takes the stream back from here
+                        yield (stack, cpaths, key, state, glue, rlist, shift, None, 0)
+                        return
+                    s = None if eof else (yield None)
                     if s is None:
                         if eof or not carry:
                             break
                         eof = True
+                        back = False
                         s = ""
                     if carry:
                         s = carry + s
@@ -996,11 +1023,18 @@ class JsonStream:
                             if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                                 i = ws_run(s, i + 1).end()
                             state = _ELEM
+                            if back and base + i >= back_at and s[i : i + 1] in _C_ITEM:
+                                # resumed for the C machine: it reads the next item
+                                yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                                return
                             continue
                         i += 1
                         if i < n and s[i] in WS:
                             i = ws_run(s, i + 1).end()
                         state = _KEY
+                        if back and base + i >= back_at and s[i : i + 1] == '"':
+                            yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                            return
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
                         # the common close, inline (see _close)
@@ -1154,7 +1188,10 @@ class JsonStream:
                         if scan_once is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
                             try:
                                 val, j = scan_once(s, i)
-                            except (StopIteration, ValueError, RecursionError):
+                            except (StopIteration, ValueError, RecursionError, ArithmeticError):
+                                # (ArithmeticError: a parse hook refused a number of a
+                                # container that may not even close here, as Decimal does
+                                # "1e1000000000000000000": the machine reads it as always)
                                 j = -1
                             if j > 0:
                                 budget = max_depth_ - depth
@@ -1440,7 +1477,64 @@ class JsonStream:
             )
 
 
-def _running(gen: Generator[None, str | None, None]) -> bool:
+def _kinds_of(lenient: bool | Collection[str]) -> frozenset[str]:
+    """The lenient kinds a ``lenient=`` option allows (an unknown kind is an error)."""
+    if lenient is True:
+        return lx.LENIENT_KINDS
+    if lenient is False:
+        return frozenset()
+    kinds = frozenset(lenient)
+    unknown = kinds - lx.LENIENT_KINDS
+    if unknown:
+        raise ValueError(f"unknown lenient kinds: {sorted(unknown)}")
+    return kinds
+
+
+def _resume(
+    parser: JsonStream,
+    options: dict[str, Any],
+    events: list[PathEvent] | None,
+    repairs: list[Repair],
+    tail: list[str],
+    root: Any,
+    complete: bool,
+    state: tuple[Any, ...],
+    first: bool,
+) -> tuple[Any, ...] | None:
+    """The C machine hands its lenient stream over to this machine, for a repair or a
+    decision it leaves to the reference: ``parser`` (a C machine's instance) gets this
+    machine's state, sharing the C machine's lists, and its machine resumes from
+    ``state`` (see :meth:`JsonStream._machine`) and reads the rest of the text in it.
+    The C machine then sends the next chunks to ``parser._send``, until the machine
+    gives the stream back: returns what it yielded first (a state for the C machine to
+    take back, or None).  ``first``: the first hand-over (the parser's Python state is
+    made)."""
+    if first:
+        JsonStream.__init__(parser, **options)
+    parser._events = events
+    parser._repairs = repairs
+    parser._tail = tail
+    parser._root = root
+    parser._complete = complete
+    gen = parser._machine(state)
+    parser._gen = gen
+    parser._send = gen.send
+    return next(gen, None)  # (None too when finish() handed over and the machine ended)
+
+
+def _string_fast(s: str, i: int, stack: list[Any]) -> int:
+    """For the C machine: where the string value opened at ``s[i]`` ends when the
+    machine's fast path reads it in one piece (missing_quote), or -1 when it does not."""
+    if s.find('"', i + 1) < 0:
+        return -1
+    try:
+        text, j = scanstring(s, i + 1, True)
+    except ValueError:
+        return -1
+    return j if _close_verdict(s, j, False, stack, text) == CLOSE else -1
+
+
+def _running(gen: Generator[Any, str | None, None]) -> bool:
     """Whether the machine is executing (a call into it from a parse hook it runs)."""
     return cast(GeneratorType, gen).gi_running  # type: ignore[type-arg]
 
@@ -1826,6 +1920,10 @@ _NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SI
 _COMMENT_MEMBER = re.compile(r"[\]}][ \t]{0,16},[ \t]{0,16}[\"'A-Za-z_$]")
 """In a line comment's text: a closer, a comma and the next member, as the document
 would go on (``// note }, "b": 2``)."""
+
+_C_ITEM = frozenset('"-0123456789[{')
+"""Where the C machine takes a stream back after a comma: an item it reads (see
+:meth:`JsonStream._machine`); after a comma in an object, a '"' key."""
 
 _KEY_NEXT = 1
 _ITEM_NEXT = 0

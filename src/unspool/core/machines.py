@@ -2,12 +2,19 @@
 
 Like the stdlib's ``json`` with ``_json`` behind it: the C machine
 (``unspool.core._speedups``, built when a compiler was there at install time) runs
-the configurations it accelerates (strict JSON: no ``lenient``, no
-``skip_preamble``), with or without path events and ``release_items``, every limit,
-str or bytes input.
-Everything else, and everything when the extension is missing or
-``UNSPOOL_PURE=1`` is set, runs on the pure-Python machine in ``jsonstream.py``,
-which stays the reference: both give the same values, events, errors and positions.
+the configurations it accelerates: strict JSON and lenient mode (``lenient=True`` or
+a collection of kinds), with or without path events and ``release_items``, every
+limit (but ``max_token_chars`` with ``lenient``), str or bytes input.  In lenient
+mode it reads valid JSON, the lenient decisions and the commonest repairs (trailing
+and missing commas, unquoted keys, single quotes, comments, unquoted tokens) itself,
+calling the reference's helpers for each decision and report; at any other repair,
+an error or the end of an incomplete document it hands the stream over to the
+pure-Python machine, which resumes from the same state at the same character
+(``jsonstream._resume``) and gives the stream back at the next member it can.
+Everything else (``skip_preamble``; ``max_token_chars`` with ``lenient``), and
+everything when the extension is missing or ``UNSPOOL_PURE=1`` is set, runs on the
+pure-Python machine in ``jsonstream.py``, which stays the reference: both give the
+same values, events, repairs, errors and positions.
 """
 
 from __future__ import annotations
@@ -64,10 +71,23 @@ def _small_int(value: Any, low: int) -> bool:
 
 def accelerates(options: Mapping[str, Any]) -> bool:
     """Whether the C machine runs a parser made with these keyword ``options``."""
+    lenient = options.get("lenient", False)
+    if lenient is not False:
+        if not (lenient is True or isinstance(lenient, (frozenset, set, list, tuple))):
+            return False
+        if options.get("max_token_chars") is not None:
+            return False
     for name, value in options.items():
-        if name in ("events", "allow_inf_nan", "parse_float", "parse_int", "release_items"):
+        if name in (
+            "events",
+            "allow_inf_nan",
+            "parse_float",
+            "parse_int",
+            "release_items",
+            "lenient",
+        ):
             continue
-        if name in ("lenient", "skip_preamble"):
+        if name == "skip_preamble":
             if value is not False:
                 return False
         elif name == "trailing":
@@ -90,7 +110,7 @@ def accelerates(options: Mapping[str, Any]) -> bool:
 def _stream_type() -> Any:
     """The C machine's JsonStream subclass, made on first use (it needs the Python class)."""
     if not _c_type:
-        from unspool.core import errors, numbers, path_events, snapshot
+        from unspool.core import errors, jsonstream, numbers, path_events, snapshot
         from unspool.core.jsonstream import JsonStream
 
         assert _speedups is not None
@@ -105,6 +125,15 @@ def _stream_type() -> Any:
             "StringDelta": path_events.StringDelta,
             "ValueEnd": path_events.ValueEnd,
             "Skipped": path_events.Skipped,
+            # lenient mode: the reference's decisions, and the hand-over to its machine
+            "resume": jsonstream._resume,
+            "kinds_of": jsonstream._kinds_of,
+            "close_verdict": jsonstream._close_verdict,
+            "string_cut": jsonstream._string_cut,
+            "string_fast": jsonstream._string_fast,
+            "token": jsonstream._token,
+            "glued_quote": jsonstream._glued_quote,
+            "repair": jsonstream._repair,
         }
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
