@@ -329,6 +329,31 @@ def test_both_machines_agree_on_every_small_chunking_in_lenient_mode(doc: str, s
     assert mismatch(list(_run("c", chunks, options)), list(_run("python", chunks, options))) is None
 
 
+AFTER_CUT = [
+    "\u00a0", "\x0b", "\x1c", " \u3000", "`", "]}", "} ]", " " * 300 + "y", "\x01", "\u00e9",
+    ", " * 3, "," + " " * 64 + '"', "," + " " * 65 + '"', "," + " " * 70, ',"b":', ', "c", ',
+]  # fmt: skip
+"""What may follow a ``,`` ``]`` or ``}`` inside a string value: the C machine decides
+the commonest cases without the reference's ``_string_cut``, the rest it asks."""
+
+
+@pytest.mark.parametrize("after", AFTER_CUT)
+@pytest.mark.parametrize("cut", [",", "]", "}"])
+@pytest.mark.parametrize("shape", ['{{"a": "x{0}{1}', '["x{0}{1}', '"x{0}{1}'])
+def test_a_missing_quote_is_decided_alike_at_every_split(shape: str, cut: str, after: str) -> None:
+    """Every two-chunk split of a string value holding ``cut`` then ``after`` (and the
+    same followed by a closing quote): both machines give the same steps."""
+    for doc in (shape.format(cut, after), shape.format(cut, after) + '"]}'):
+        for k in range(len(doc) + 1):
+            chunks = [doc[:k], doc[k:]]
+            options = {"events": True, "lenient": True}
+            ours, reference = (
+                list(_run("c", chunks, options)),
+                list(_run("python", chunks, options)),
+            )
+            assert mismatch(ours, reference) is None, (chunks, ours, reference)
+
+
 def test_latin1_text_continues_a_string_of_ascii() -> None:
     """Regression: a Latin-1 chunk continuing or opening an ASCII string."""
     chunks = ['["stra', 'ße", "so', 'ße", "éé', 'xyz", "\u0100', 'ab"]']

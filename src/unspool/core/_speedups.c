@@ -1356,6 +1356,39 @@ top_list(Machine *m)
     return l;
 }
 
+/* The commonest answer of the reference's _string_cut without calling it: the ',' ']'
+ * or '}' at s[i] inside a string value is text when what follows it in this chunk
+ * already rules a missing closing quote out.  After a ',': up to 64 of ' \t\r\n', then
+ * anything but '"' (or 65 of them), which neither of quotes.py's _MQ_OBJECT, _MQ_ARRAY
+ * nor _MQ_PREFIX matches.  After ']' or '}': a run of closers, backticks and ASCII
+ * blanks, then a printable ASCII character that lexicon.closer_tail does not take
+ * (outside any container the answer is text at once).  Anything else (a quote, the
+ * chunk's end, a character \s might match) goes to the reference.  Code in tool
+ * arguments is full of these characters: the reference's call cost most of the
+ * lenient time there. */
+static int
+cut_is_text(int kind, const void *data, Py_ssize_t i, Py_ssize_t n, Py_ssize_t depth)
+{
+    Py_UCS4 c = PyUnicode_READ(kind, data, i);
+    Py_ssize_t k = i + 1;
+    if (c == ',') {
+        for (; k < n && k - i <= 65; k++) {
+            Py_UCS4 d = PyUnicode_READ(kind, data, k);
+            if (d == ' ' || d == '\t' || d == '\r' || d == '\n') continue;
+            return d != '"';
+        }
+        return k - i > 65; /* 65 blanks: no member can follow within the patterns */
+    }
+    if (depth == 0) return 1;
+    for (; k < n && k - i < 257; k++) {
+        Py_UCS4 d = PyUnicode_READ(kind, data, k);
+        if (d == ']' || d == '}' || d == '`' || d == ' ' || d == '\t' || d == '\r' || d == '\n')
+            continue;
+        return d > 0x20 && d < 0x7f;
+    }
+    return 0;
+}
+
 static Py_ssize_t
 blanks_end(int kind, const void *data, Py_ssize_t k, Py_ssize_t n)
 {
@@ -2027,6 +2060,10 @@ restart:
                     continue;
                 }
                 /* a ',' ']' or '}' in a string value: its closing quote may be missing */
+                if (cut_is_text(kind, data, i, n, m->depth)) {
+                    i++;
+                    continue;
+                }
                 int v = ask(m, H_string_cut, s, i, NULL);
                 if (v == -2) FAIL;
                 if (v == V_UNDECIDED) goto string_carry;
