@@ -154,9 +154,17 @@ LENIENT_OPTIONS = st.fixed_dictionaries(
         "parse_float": st.sampled_from([None, Decimal]),
         "parse_int": st.sampled_from([None, _reject_long, str]),
         "release_items": st.booleans(),
+        "skip_preamble": st.booleans(),
     },
 ).map(lambda options: {**options, "events": True} if options.get("release_items") else options)
-"""Lenient options the C machine runs (every option but ``max_token_chars``)."""
+"""Lenient options the C machine runs (every option but ``max_token_chars``; with
+``skip_preamble`` the Python machine it hands the stream over to skips the preamble)."""
+
+PROSE = st.sampled_from(
+    ["", "Sure! Here is the JSON:\n", "Result: ", "I think {maybe} ", "```json\n", "<json>",
+     "Here [1] is it: ", "Done.", "\n```\nHope it helps!", " {\"not\": 1} ", "json "]
+)  # fmt: skip
+"""Text a model writes around a JSON value (preambles and epilogues)."""
 
 LENIENT_SNIPPETS = st.sampled_from(
     [
@@ -217,6 +225,8 @@ def broken_documents(draw: st.DrawFn) -> str:
         doc = "```json\n" + doc + "\n```"
     if draw(st.integers(0, 19)) == 0:
         doc = json.dumps(doc)  # escaped JSON
+    if draw(st.integers(0, 3)) == 0:
+        doc = draw(PROSE) + doc + draw(PROSE)  # for skip_preamble
     return doc
 
 
@@ -325,8 +335,9 @@ def test_both_machines_agree_exactly_in_lenient_mode(
 def test_both_machines_agree_on_every_small_chunking_in_lenient_mode(doc: str, size: int) -> None:
     """Fixed-size chunks, ``lenient=True`` as loads() and repair() use it, events on."""
     chunks = [doc[k : k + size] for k in range(0, len(doc), size)]
-    options = {"events": True, "lenient": True}
-    assert mismatch(list(_run("c", chunks, options)), list(_run("python", chunks, options))) is None
+    for options in ({"events": True, "lenient": True}, {"lenient": True, "skip_preamble": True}):
+        ours, reference = list(_run("c", chunks, options)), list(_run("python", chunks, options))
+        assert mismatch(ours, reference) is None
 
 
 AFTER_CUT = [
@@ -352,6 +363,21 @@ def test_a_missing_quote_is_decided_alike_at_every_split(shape: str, cut: str, a
                 list(_run("python", chunks, options)),
             )
             assert mismatch(ours, reference) is None, (chunks, ours, reference)
+
+
+@pytest.mark.parametrize("trailing", [None, "error", "ignore"])
+@pytest.mark.parametrize(
+    "doc", ['```json\n{"a": 1, "b": 2,}\n```', "Sure: [1, 2] ok", "Here: {'a': 'b'}", "no json"]
+)
+def test_a_preamble_is_skipped_alike_with_every_trailing_option(
+    doc: str, trailing: str | None
+) -> None:
+    """Regression: ``skip_preamble`` makes ``trailing=None`` mean "ignore", and only then."""
+    options = {"lenient": True, "skip_preamble": True, "trailing": trailing}
+    for k in range(len(doc) + 1):
+        chunks = [doc[:k], doc[k:]]
+        ours, reference = list(_run("c", chunks, options)), list(_run("python", chunks, options))
+        assert mismatch(ours, reference) is None, (chunks, ours, reference)
 
 
 def test_latin1_text_continues_a_string_of_ascii() -> None:
@@ -380,7 +406,8 @@ def test_selection() -> None:
     assert type(make("c", lenient=["comment", "nan"])) is not JsonStream
     assert type(make("c", lenient=True, max_token_chars=5)) is JsonStream
     assert type(make("c", skip_preamble=True)) is JsonStream
-    assert type(make("c", skip_preamble=True, lenient=True)) is JsonStream
+    assert type(make("c", skip_preamble=True, lenient=True)) is not JsonStream
+    assert type(make("c", skip_preamble=True, lenient=[])) is JsonStream
     assert type(make("c", max_depth=2**70)) is JsonStream
     assert type(make("c", max_token_chars=-1)) is JsonStream
     assert type(make("c", events=True, release_items=True)) is not JsonStream

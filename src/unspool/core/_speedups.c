@@ -55,6 +55,7 @@ enum {
     ST_END = 13,
     ST_UKEY = 10,  /* an unquoted key (lenient) */
     ST_COMMENT = 11, /* inside a comment (lenient) */
+    ST_PREAMBLE = 12, /* before the root value (skip_preamble, lenient): the Python machine's */
     ST_UVAL = 14,  /* an unquoted value token (lenient) */
     ST_PY = 99     /* handed over: the Python machine runs the stream */
 };
@@ -1903,6 +1904,7 @@ restart:
     data = PyUnicode_DATA(s);
     n = PyUnicode_GET_LENGTH(s);
     base = m->base = m->pos - n; /* s ends where the input read so far ends */
+    if (m->state == ST_PREAMBLE) HAND(i); /* the Python machine skips it, then gives back */
     while (i < n) {
         int st = m->state;
         if (st == ST_STRING) {
@@ -3159,17 +3161,18 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         if (kinds == NULL) return -1;
         if (PyObject_Length(kinds) == 0) Py_CLEAR(kinds); /* no kind: strict JSON */
     }
-    if (skip_preamble || (kinds != NULL && max_tok != NULL && max_tok != Py_None)) {
+    if ((skip_preamble && kinds == NULL) || (kinds != NULL && max_tok != NULL && max_tok != Py_None)) {
         Py_XDECREF(kinds);
         PyErr_SetString(PyExc_ValueError,
-                        "the C machine does not skip a preamble nor limit tokens in lenient mode");
+                        "the C machine skips a preamble only in lenient mode, and limits no tokens there");
         return -1;
     }
-    int ignore = 0;
+    int ignore = skip_preamble; /* trailing=None: 'ignore' after a preamble, as the reference */
     if (trailing != Py_None) {
-        if (PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "ignore") == 0) {
-            ignore = 1;
-        } else if (!(PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "error") == 0)) {
+        ignore = 1;
+        if (PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "error") == 0) {
+            ignore = 0;
+        } else if (!(PyUnicode_Check(trailing) && PyUnicode_CompareWithASCIIString(trailing, "ignore") == 0)) {
             Py_XDECREF(kinds);
             PyErr_SetString(PyExc_ValueError, "trailing must be 'error' or 'ignore'");
             return -1;
@@ -3252,7 +3255,7 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
         Py_DECREF(kinds);
         if (m->token_opts == NULL || m->options == NULL) return -1;
     }
-    m->state = ST_VALUE;
+    m->state = skip_preamble ? ST_PREAMBLE : ST_VALUE;
     m->ready = 1;
     return 0;
 }

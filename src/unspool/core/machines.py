@@ -10,8 +10,12 @@ and missing commas, unquoted keys, single quotes, comments, unquoted tokens) its
 calling the reference's helpers for each decision and report; at any other repair,
 an error or the end of an incomplete document it hands the stream over to the
 pure-Python machine, which resumes from the same state at the same character
-(``jsonstream._resume``) and gives the stream back at the next member it can.
-Everything else (``skip_preamble``; ``max_token_chars`` with ``lenient``), and
+(``jsonstream._resume``) and gives the stream back at the next member it can.  With
+``skip_preamble`` in lenient mode (as ``loads`` and ``repair`` run) the C machine
+starts handed over: the pure-Python machine skips the preamble and gives the stream
+back once the value began.
+Everything else (``skip_preamble`` in strict mode; ``max_token_chars`` with
+``lenient``), and
 everything when the extension is missing or ``UNSPOOL_PURE=1`` is set, runs on the
 pure-Python machine in ``jsonstream.py``, which stays the reference: both give the
 same values, events, repairs, errors and positions.
@@ -88,7 +92,8 @@ def accelerates(options: Mapping[str, Any]) -> bool:
         ):
             continue
         if name == "skip_preamble":
-            if value is not False:
+            # a preamble in lenient mode: the C machine lets the Python machine skip it
+            if value and (lenient is False or (lenient is not True and not lenient)):
                 return False
         elif name == "trailing":
             if value not in (None, "error", "ignore"):
