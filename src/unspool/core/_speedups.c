@@ -307,6 +307,33 @@ emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
     return rc;
 }
 
+/* A string's new text at a chunk boundary, sbuf[d:len], as a new reference: the chunk s
+ * itself when it is exactly that text (a chunk inside a long string, the commonest
+ * StringDelta), so the event costs no copy; checked character by character, so it is
+ * right whatever the chunk held (escapes, held-back text). */
+static PyObject *
+delta_text(PyObject *sbuf, Py_ssize_t d, Py_ssize_t len, PyObject *s)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (len - d == n && PyUnicode_CheckExact(s)) {
+        int k1 = PyUnicode_KIND(sbuf), k2 = PyUnicode_KIND(s);
+        const void *d1 = PyUnicode_DATA(sbuf), *d2 = PyUnicode_DATA(s);
+        int same;
+        if (k1 == k2) {
+            same = memcmp((const char *)d1 + d * k1, d2, (size_t)(n * k1)) == 0;
+        } else {
+            Py_ssize_t j = 0;
+            while (j < n && PyUnicode_READ(k1, d1, d + j) == PyUnicode_READ(k2, d2, j)) j++;
+            same = j == n;
+        }
+        if (same) {
+            Py_INCREF(s);
+            return s;
+        }
+    }
+    return PyUnicode_Substring(sbuf, d, len);
+}
+
 /* ------------------------------------------------------------------ the live value */
 
 /* Put v where the in-flight value lives: the root, an array's last item, or the key. */
@@ -1286,7 +1313,7 @@ run(Machine *m, PyObject *chunk)
             if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
             Py_ssize_t len = s_len(m);
             if (m->events_on && len > m->d_start) {
-                PyObject *d = PyUnicode_Substring(m->sbuf, m->d_start, len);
+                PyObject *d = delta_text(m->sbuf, m->d_start, len, s);
                 int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
                 Py_XDECREF(d);
                 if (rc < 0) FAIL;
@@ -2527,7 +2554,7 @@ restart:
             if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
             Py_ssize_t len = s_len(m);
             if (m->events_on && len > m->d_start) {
-                PyObject *d = PyUnicode_Substring(m->sbuf, m->d_start, len);
+                PyObject *d = delta_text(m->sbuf, m->d_start, len, s);
                 int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
                 Py_XDECREF(d);
                 if (rc < 0) FAIL;
