@@ -810,6 +810,46 @@ set_carry(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t n)
     return 0;
 }
 
+/* A string value closed with its final text (stolen): attach it (it opened in this
+ * chunk) or set its slot, report it (ValueStart when it opened in this chunk, the last
+ * StringDelta, ValueEnd) and move on past it.  Shared by the strict and lenient scans. */
+static int
+string_done(Machine *m, PyObject *text)
+{
+    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+    int rc;
+    if (!m->s_attached) {
+        PyObject *path = NULL;
+        rc = attach(m, text, &path);
+        if (rc == 0 && path != NULL) {
+            rc = emit(m, H_ValueStart, path, K_string, NULL);
+            if (rc == 0 && tlen) rc = emit(m, H_StringDelta, path, text, NULL);
+            if (rc == 0) rc = emit(m, H_ValueEnd, path, text, NULL);
+        }
+        Py_XDECREF(path);
+    } else {
+        rc = slot_set(m, text);
+        if (rc == 0 && m->events_on) {
+            if (tlen > m->d_start) {
+                PyObject *d = PyUnicode_Substring(text, m->d_start, tlen);
+                rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
+                Py_XDECREF(d);
+            }
+            if (rc == 0) rc = emit(m, H_ValueEnd, m->s_path, text, NULL);
+        }
+    }
+    Py_DECREF(text);
+    if (rc < 0) return -1;
+    Py_CLEAR(m->s_path);
+    if (m->depth) {
+        m->state = ST_AFTER;
+    } else {
+        m->state = ST_END;
+        m->complete = 1;
+    }
+    return 0;
+}
+
 /* Run one chunk through the machine. */
 static int
 run(Machine *m, PyObject *chunk)
@@ -879,64 +919,18 @@ run(Machine *m, PyObject *chunk)
                         m->state = ST_COLON;
                         break;
                     }
-                    if (!m->s_attached) {
-                        /* opened and closed in this chunk */
-                        if (m->max_tok >= 0 && tlen > m->max_tok) {
-                            Py_DECREF(text);
-                            m->state = ST_VALUE; /* the string never showed */
-                            raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
-                                     m->s_pos, 1);
-                            FAIL;
-                        }
-                        PyObject *path;
-                        if (attach(m, text, &path) < 0) {
-                            Py_XDECREF(path);
-                            Py_DECREF(text);
-                            FAIL;
-                        }
-                        if (path != NULL) {
-                            int rc = emit(m, H_ValueStart, path, K_string, NULL);
-                            if (rc == 0 && tlen) rc = emit(m, H_StringDelta, path, text, NULL);
-                            if (rc == 0) rc = emit(m, H_ValueEnd, path, text, NULL);
-                            Py_DECREF(path);
-                            if (rc < 0) {
-                                Py_DECREF(text);
-                                FAIL;
-                            }
-                        }
-                    } else {
-                        if (m->max_tok >= 0 && tlen > m->max_tok) {
+                    if (m->max_tok >= 0 && tlen > m->max_tok) {
+                        if (m->s_attached) {
                             m->sbuf = text; /* the partial shows it */
-                            raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
-                                     m->s_pos, 1);
-                            FAIL;
-                        }
-                        if (slot_set(m, text) < 0) {
+                        } else {
                             Py_DECREF(text);
-                            FAIL;
+                            m->state = ST_VALUE; /* opened in this chunk: the string never showed */
                         }
-                        if (m->events_on) {
-                            int rc = 0;
-                            if (tlen > m->d_start) {
-                                PyObject *d = PyUnicode_Substring(text, m->d_start, tlen);
-                                rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
-                                Py_XDECREF(d);
-                            }
-                            if (rc == 0) rc = emit(m, H_ValueEnd, m->s_path, text, NULL);
-                            if (rc < 0) {
-                                Py_DECREF(text);
-                                FAIL;
-                            }
-                        }
+                        raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
+                                 m->s_pos, 1);
+                        FAIL;
                     }
-                    Py_DECREF(text);
-                    Py_CLEAR(m->s_path);
-                    if (m->depth) {
-                        m->state = ST_AFTER;
-                    } else {
-                        m->state = ST_END;
-                        m->complete = 1;
-                    }
+                    if (string_done(m, text) < 0) FAIL;
                     break;
                 }
                 if (c == '\\') {
@@ -1969,57 +1963,13 @@ restart:
                     fast_end = -1;
                     PyObject *text = s_final(m, s, seg, i);
                     if (text == NULL) FAIL;
-                    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
                     i++;
                     if (m->is_key) {
                         Py_XSETREF(m->key, text);
                         m->state = ST_COLON;
                         break;
                     }
-                    if (!m->s_attached) {
-                        PyObject *path;
-                        if (attach(m, text, &path) < 0) {
-                            Py_XDECREF(path);
-                            Py_DECREF(text);
-                            FAIL;
-                        }
-                        if (path != NULL) {
-                            int rc = emit(m, H_ValueStart, path, K_string, NULL);
-                            if (rc == 0 && tlen) rc = emit(m, H_StringDelta, path, text, NULL);
-                            if (rc == 0) rc = emit(m, H_ValueEnd, path, text, NULL);
-                            Py_DECREF(path);
-                            if (rc < 0) {
-                                Py_DECREF(text);
-                                FAIL;
-                            }
-                        }
-                    } else {
-                        if (slot_set(m, text) < 0) {
-                            Py_DECREF(text);
-                            FAIL;
-                        }
-                        if (m->events_on) {
-                            int rc = 0;
-                            if (tlen > m->d_start) {
-                                PyObject *d = PyUnicode_Substring(text, m->d_start, tlen);
-                                rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
-                                Py_XDECREF(d);
-                            }
-                            if (rc == 0) rc = emit(m, H_ValueEnd, m->s_path, text, NULL);
-                            if (rc < 0) {
-                                Py_DECREF(text);
-                                FAIL;
-                            }
-                        }
-                    }
-                    Py_DECREF(text);
-                    Py_CLEAR(m->s_path);
-                    if (m->depth) {
-                        m->state = ST_AFTER;
-                    } else {
-                        m->state = ST_END;
-                        m->complete = 1;
-                    }
+                    if (string_done(m, text) < 0) FAIL;
                     break;
                 }
                 if (c == '\\') {
