@@ -80,9 +80,19 @@ def make_registry(ran: list[str]) -> ActionRegistry:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[ReplayServer]:
+def shared_server() -> Iterator[ReplayServer]:
     with ReplayServer() as s:
         yield s
+
+
+@pytest.fixture
+def server(shared_server: ReplayServer) -> Iterator[ReplayServer]:
+    """The module's server, with no reply or request left from an earlier test: a reply
+    one test queued and never had requested (a turn that ended in an error) must not
+    answer the next test's request."""
+    shared_server.reset()
+    yield shared_server
+    shared_server.reset()
 
 
 @dataclass

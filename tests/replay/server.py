@@ -75,6 +75,13 @@ class ReplayServer:
         with self._lock:
             self._queue.extend(replies)
 
+    def reset(self) -> None:
+        """Forget queued replies and recorded requests: what one test left must not
+        answer the next test's request (a module-scoped server is shared)."""
+        with self._lock:
+            self._queue.clear()
+        self.requests.clear()
+
     def _next(self) -> Reply | None:
         with self._lock:
             return self._queue.popleft() if self._queue else None
