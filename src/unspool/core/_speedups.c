@@ -810,6 +810,62 @@ set_carry(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t n)
     return 0;
 }
 
+/* After a high surrogate's escape, at s[j]: copy the next (up to) six characters into
+ * nxt (*nl of them) and return the low surrogate they escape (\uDC00-\uDFFF), or 0
+ * when they do not (yet) escape one.  Shared by the strict and lenient scans. */
+static Py_UCS4
+low_after(int kind, const void *data, Py_ssize_t n, Py_ssize_t j, Py_UCS4 nxt[6], Py_ssize_t *nl)
+{
+    Py_ssize_t got = n - j;
+    if (got > 6) got = 6;
+    for (Py_ssize_t k = 0; k < got; k++) nxt[k] = PyUnicode_READ(kind, data, j + k);
+    *nl = got;
+    if (got < 6 || nxt[0] != '\\' || nxt[1] != 'u') return 0;
+    Py_UCS4 low = 0;
+    for (int k = 2; k < 6; k++) {
+        int h = hexval(nxt[k]);
+        if (h < 0) return 0;
+        low = low * 16 + (Py_UCS4)h;
+    }
+    return low >= 0xDC00 && low <= 0xDFFF ? low : 0;
+}
+
+/* Open the object or array c ('{' or '[') begins: attach it, push its frame, report
+ * it, and expect its first member.  Shared by the strict and lenient scans (each
+ * checks max_depth its own way first). */
+static int
+open_container(Machine *m, Py_UCS4 c)
+{
+    PyObject *cont = c == '{' ? PyDict_New() : PyList_New(0);
+    if (cont == NULL) return -1;
+    PyObject *path = NULL;
+    if (attach(m, cont, &path) < 0) {
+        Py_XDECREF(path);
+        Py_DECREF(cont);
+        return -1;
+    }
+    if (m->depth == m->cap) {
+        Py_ssize_t cap = m->cap ? m->cap * 2 : 16;
+        Frame *p = PyMem_Realloc(m->stack, (size_t)cap * sizeof(Frame));
+        if (p == NULL) {
+            Py_XDECREF(path);
+            Py_DECREF(cont);
+            PyErr_NoMemory();
+            return -1;
+        }
+        m->stack = p;
+        m->cap = cap;
+    }
+    if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
+    Frame *f = &m->stack[m->depth++];
+    f->cont = cont;
+    f->path = path;
+    f->is_dict = c == '{';
+    if (path != NULL && emit(m, H_ValueStart, path, c == '{' ? K_object : K_array, NULL) < 0) return -1;
+    m->state = c == '{' ? ST_KEY_FIRST : ST_ELEM_FIRST;
+    return 0;
+}
+
 /* A string value closed with its final text (stolen): attach it (it opened in this
  * chunk) or set its slot, report it (ValueStart when it opened in this chunk, the last
  * StringDelta, ValueEnd) and move on past it.  Shared by the strict and lenient scans. */
@@ -954,26 +1010,13 @@ run(Machine *m, PyObject *chunk)
                         if (avail < 4) goto string_carry;
                         if (cp >= 0xD800 && cp <= 0xDBFF) {
                             Py_UCS4 nxt[6];
-                            Py_ssize_t nl = n - (i + 6);
-                            if (nl > 6) nl = 6;
-                            for (Py_ssize_t k = 0; k < nl; k++) nxt[k] = CH(i + 6 + k);
-                            if (nl == 6 && nxt[0] == '\\' && nxt[1] == 'u') {
-                                int ok = 1;
-                                Py_UCS4 low = 0;
-                                for (int k = 2; k < 6; k++) {
-                                    int h = hexval(nxt[k]);
-                                    if (h < 0) {
-                                        ok = 0;
-                                        break;
-                                    }
-                                    low = low * 16 + (Py_UCS4)h;
-                                }
-                                if (ok && low >= 0xDC00 && low <= 0xDFFF) {
-                                    if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
-                                    i += 12;
-                                    seg = i;
-                                    continue;
-                                }
+                            Py_ssize_t nl;
+                            Py_UCS4 low = low_after(kind, data, n, i + 6, nxt, &nl);
+                            if (low) {
+                                if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
+                                i += 12;
+                                seg = i;
+                                continue;
                             }
                             if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
                             /* a lone high surrogate: but a broken escape after it fails
@@ -1125,34 +1168,7 @@ run(Machine *m, PyObject *chunk)
                     raise_at(PyUnicode_FromFormat("nesting deeper than max_depth=%zd", m->max_depth), pos, 1);
                     FAIL;
                 }
-                PyObject *cont = c == '{' ? PyDict_New() : PyList_New(0);
-                if (cont == NULL) FAIL;
-                PyObject *path;
-                if (attach(m, cont, &path) < 0) {
-                    Py_XDECREF(path);
-                    Py_DECREF(cont);
-                    FAIL;
-                }
-                if (m->depth == m->cap) {
-                    Py_ssize_t cap = m->cap ? m->cap * 2 : 16;
-                    Frame *p = PyMem_Realloc(m->stack, (size_t)cap * sizeof(Frame));
-                    if (p == NULL) {
-                        Py_XDECREF(path);
-                        Py_DECREF(cont);
-                        PyErr_NoMemory();
-                        FAIL;
-                    }
-                    m->stack = p;
-                    m->cap = cap;
-                }
-                if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
-                Frame *f = &m->stack[m->depth++];
-                f->cont = cont;
-                f->path = path;
-                f->is_dict = c == '{';
-                if (path != NULL && emit(m, H_ValueStart, path, c == '{' ? K_object : K_array, NULL) < 0)
-                    FAIL;
-                m->state = c == '{' ? ST_KEY_FIRST : ST_ELEM_FIRST;
+                if (open_container(m, c) < 0) FAIL;
                 i++;
                 continue;
             }
@@ -1989,26 +2005,13 @@ restart:
                         if (avail < 4) goto string_carry;
                         if (cp >= 0xD800 && cp <= 0xDBFF) {
                             Py_UCS4 nxt[6];
-                            Py_ssize_t nl = n - (i + 6);
-                            if (nl > 6) nl = 6;
-                            for (Py_ssize_t k = 0; k < nl; k++) nxt[k] = CH(i + 6 + k);
-                            if (nl == 6 && nxt[0] == '\\' && nxt[1] == 'u') {
-                                int ok = 1;
-                                Py_UCS4 low = 0;
-                                for (int k = 2; k < 6; k++) {
-                                    int h = hexval(nxt[k]);
-                                    if (h < 0) {
-                                        ok = 0;
-                                        break;
-                                    }
-                                    low = low * 16 + (Py_UCS4)h;
-                                }
-                                if (ok && low >= 0xDC00 && low <= 0xDFFF) {
-                                    if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
-                                    i += 12;
-                                    seg = i;
-                                    continue;
-                                }
+                            Py_ssize_t nl;
+                            Py_UCS4 low = low_after(kind, data, n, i + 6, nxt, &nl);
+                            if (low) {
+                                if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
+                                i += 12;
+                                seg = i;
+                                continue;
                             }
                             if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
                             Py_ssize_t bad = bad_escape_at(nxt, nl);
@@ -2311,34 +2314,7 @@ restart:
             }
             if (c == '{' || c == '[') {
                 if (m->depth >= m->max_depth) HAND(i);
-                PyObject *cont = c == '{' ? PyDict_New() : PyList_New(0);
-                if (cont == NULL) FAIL;
-                PyObject *path;
-                if (attach(m, cont, &path) < 0) {
-                    Py_XDECREF(path);
-                    Py_DECREF(cont);
-                    FAIL;
-                }
-                if (m->depth == m->cap) {
-                    Py_ssize_t cap = m->cap ? m->cap * 2 : 16;
-                    Frame *p = PyMem_Realloc(m->stack, (size_t)cap * sizeof(Frame));
-                    if (p == NULL) {
-                        Py_XDECREF(path);
-                        Py_DECREF(cont);
-                        PyErr_NoMemory();
-                        FAIL;
-                    }
-                    m->stack = p;
-                    m->cap = cap;
-                }
-                if (m->depth == 0 && c == '[' && m->release) m->r_on = 1;
-                Frame *f = &m->stack[m->depth++];
-                f->cont = cont;
-                f->path = path;
-                f->is_dict = c == '{';
-                if (path != NULL && emit(m, H_ValueStart, path, c == '{' ? K_object : K_array, NULL) < 0)
-                    FAIL;
-                m->state = c == '{' ? ST_KEY_FIRST : ST_ELEM_FIRST;
+                if (open_container(m, c) < 0) FAIL;
                 i++;
                 continue;
             }
