@@ -8,6 +8,7 @@ import os
 import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,14 @@ def python_fast_paths() -> Iterator[None]:
         yield
     finally:
         c_fastpaths._module = saved
+
+
+def feed_in_pieces(parser: Any, text: str, size: int = 4) -> None:
+    """Feed ``text`` to a protocol parser in ``size``-character pieces, each a new chunk
+    object (a leaked reference to a reused chunk would not show), then finish it."""
+    for i in range(0, len(text), size):
+        parser.feed(text[i : i + size])
+    parser.finish()
 
 
 def traced_growth(run: Callable[[], None], warm: int = 30, first: int = 50) -> int:

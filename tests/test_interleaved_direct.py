@@ -13,7 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
+from c_parts_support import (
+    c_machine,
+    feed_in_pieces,
+    not_sanitized,
+    python_fast_paths,
+    traced_growth,
+)
 from hypothesis_profiles import examples
 from test_interleaved_props import FUZZ, item_st, json_st, name_st, render, text_st
 from unspool.events import Event
@@ -131,10 +137,7 @@ def test_the_c_fast_path_keeps_no_references() -> None:
     )
 
     def reply() -> None:
-        parser = InterleavedParser(stream_id="s")
-        for i in range(0, len(text), 4):
-            parser.feed(text[i : i + 4])  # new chunk objects each time
-        parser.finish()
+        feed_in_pieces(InterleavedParser(stream_id="s"), text)
 
     assert traced_growth(reply) < 20_000
 

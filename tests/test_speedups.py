@@ -121,15 +121,24 @@ ITEMS = st.lists(st.one_of(json_docs(unique_keys=False), NARROW_DOCS), max_size=
 def documents(draw: st.DrawFn) -> str:
     """A JSON document, often with a few random edits."""
     doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
-    for _ in range(draw(st.integers(0, 3))):
+    ops = ["insert", "delete", "replace", "truncate"]
+    return _edited(draw, doc, SNIPPETS, ops, draw(st.integers(0, 3)))
+
+
+def _edited(
+    draw: st.DrawFn, doc: str, snippets: st.SearchStrategy[str], ops: list[str], times: int
+) -> str:
+    """``doc`` after ``times`` random edits drawn from ``ops`` (insert, delete or replace
+    a snippet at a random place, or truncate there)."""
+    for _ in range(times):
         at = draw(st.integers(0, len(doc)))
-        op = draw(st.sampled_from(["insert", "delete", "replace", "truncate"]))
+        op = draw(st.sampled_from(ops))
         if op == "insert":
-            doc = doc[:at] + draw(SNIPPETS) + doc[at:]
+            doc = doc[:at] + draw(snippets) + doc[at:]
         elif op == "delete":
             doc = doc[:at] + doc[at + 1 :]
         elif op == "replace":
-            doc = doc[:at] + draw(SNIPPETS) + doc[at + 1 :]
+            doc = doc[:at] + draw(snippets) + doc[at + 1 :]
         else:
             doc = doc[:at]
     return doc
@@ -210,15 +219,8 @@ def broken_documents(draw: st.DrawFn) -> str:
         doc = draw(st.sampled_from(KNOWN_CASES))
     else:
         doc = draw(st.one_of(json_docs(unique_keys=False), NARROW_DOCS, ITEMS))
-    for _ in range(draw(st.integers(0 if kind < 2 else 1, 4))):
-        at = draw(st.integers(0, len(doc)))
-        op = draw(st.sampled_from(["insert", "insert", "delete", "replace"]))
-        if op == "insert":
-            doc = doc[:at] + draw(LENIENT_SNIPPETS) + doc[at:]
-        elif op == "delete":
-            doc = doc[:at] + doc[at + 1 :]
-        else:
-            doc = doc[:at] + draw(LENIENT_SNIPPETS) + doc[at + 1 :]
+    ops = ["insert", "insert", "delete", "replace"]
+    doc = _edited(draw, doc, LENIENT_SNIPPETS, ops, draw(st.integers(0 if kind < 2 else 1, 4)))
     if draw(st.integers(0, 4)) == 0:
         doc = doc[: draw(st.integers(0, len(doc)))]
     if draw(st.integers(0, 9)) == 0:

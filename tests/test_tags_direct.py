@@ -14,7 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from c_parts_support import c_machine, not_sanitized, python_fast_paths, traced_growth
+from c_parts_support import (
+    c_machine,
+    feed_in_pieces,
+    not_sanitized,
+    python_fast_paths,
+    traced_growth,
+)
 from hypothesis_profiles import examples
 from test_tags_property import cut, cuts, documents, loose_documents
 from unspool.events import Event, TextDelta
@@ -86,10 +92,7 @@ def test_the_c_text_path_keeps_no_references() -> None:
     doc = "Hello there, " * 20 + '<action name="a">{"q": "x"}</action> and more prose.'
 
     def reply() -> None:
-        parser = TagParser(stream_id="s")
-        for i in range(0, len(doc), 4):
-            parser.feed(doc[i : i + 4])  # new chunk objects each time
-        parser.finish()
+        feed_in_pieces(TagParser(stream_id="s"), doc)
 
     assert traced_growth(reply) < 20_000
 
@@ -237,10 +240,7 @@ def test_the_c_body_path_keeps_no_references() -> None:
 
     def reply() -> None:
         for lenient in (False, True):
-            parser = TagParser(stream_id="s", lenient=lenient)
-            for i in range(0, len(doc), 4):
-                parser.feed(doc[i : i + 4])  # new chunk objects each time
-            parser.finish()
+            feed_in_pieces(TagParser(stream_id="s", lenient=lenient), doc)
 
     assert traced_growth(reply) < 20_000
 
