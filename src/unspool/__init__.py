@@ -49,6 +49,7 @@ from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
+from unspool.protocols.prompts import format_instructions
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
@@ -201,6 +202,7 @@ __all__ = [
     "encode_sse",
     "find_all_json",
     "find_json",
+    "format_instructions",
     "from_anthropic",
     "from_bedrock",
     "from_gemini",
