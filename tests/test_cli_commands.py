@@ -526,15 +526,3 @@ def test_demo_on_a_pipe_falls_back_to_plain_lines(script: bool) -> None:
     result = unspool("demo", "--speed", "100", script=script)
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout.decode() == DEMO_PLAIN
-
-
-def test_without_the_cli_extra_python_m_unspool_says_what_to_install() -> None:
-    hide_rich = (
-        "import runpy, sys; sys.modules['rich'] = None; sys.argv = ['unspool', 'demo']; "
-        "runpy.run_module('unspool', run_name='__main__')"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", hide_rich], capture_output=True, env=cli_env(), timeout=120
-    )
-    assert (result.returncode, result.stdout) == (1, b"")
-    assert result.stderr == b"unspool: the unspool command needs rich: pip install 'unspool[cli]'\n"

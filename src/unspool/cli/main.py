@@ -30,6 +30,7 @@ from unspool.cli.demo import demo_command
 from unspool.cli.parse_cmd import parse_command
 from unspool.cli.repair_cmd import repair_command
 from unspool.cli.replay_cmd import replay_command
+from unspool.extras import MissingExtra
 
 __all__ = ["cli", "main"]
 
@@ -84,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except click.ClickException as exc:
         exc.show()
         code = exc.exit_code
+    except MissingExtra as exc:  # an option's extra (--web, --schema): what to install
+        click.echo(f"Error: {exc}", err=True)
+        code = 2
     except (click.Abort, KeyboardInterrupt):
         click.echo(file=sys.stderr)
         code = 130
