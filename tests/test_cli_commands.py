@@ -99,7 +99,7 @@ def test_version() -> None:
         (
             ["parse", "--protocol", "xml"],
             "Invalid value for '-p' / '--protocol': 'xml' is not one of 'json', 'interleaved', "
-            "'tags', 'openai-sse', 'anthropic-sse', 'gemini-sse', 'ollama-ndjson'.",
+            "'tags', 'plain', 'openai-sse', 'anthropic-sse', 'gemini-sse', 'ollama-ndjson'.",
         ),
         (
             ["parse", "no-such-file.json"],
@@ -206,10 +206,41 @@ def test_bad_recording_line_is_exit_1(tmp_path: Path) -> None:
     assert_one_line_error(unspool("replay", str(path)), 1, 'line 2: "chunk" must be a string')
 
 
-def test_empty_recording_is_exit_1(tmp_path: Path) -> None:
-    path = tmp_path / "empty.txt"
-    path.write_text("")
+def test_a_recording_without_chunks_is_exit_1(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    path.write_text('{"session": "s"}\n')
     assert_one_line_error(unspool("replay", str(path)), 1, f"{path}: the recording holds no chunks")
+
+
+EMPTY_RUNS = [
+    *(["parse", "-p", protocol] for protocol in ("json", "interleaved", "tags", "plain")),
+    ["parse", "-p", "openai-sse"],
+    ["repair"],
+    ["replay", "--no-delay"],
+]
+
+
+@pytest.mark.parametrize("args", EMPTY_RUNS, ids=" ".join)
+def test_an_empty_input_is_the_same_error_for_every_command(
+    args: list[str], tmp_path: Path
+) -> None:
+    """The rule (README, --help): no character in (no byte, or a BOM alone) is invalid
+    input, exit 1, one line naming stdin or the file; parse writes its events first."""
+    stdin = unspool(*args, "-", stdin=b"")
+    assert_one_line_error(stdin, 1, "stdin is empty")
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"\xef\xbb\xbf")  # a BOM alone: no character
+    assert_one_line_error(unspool(*args, str(path)), 1, f"{path} is empty")
+    if args[0] == "parse":
+        assert lines(stdin.stdout)[-1]["type"] in ("done", "stream_done")
+
+
+def test_whitespace_is_not_empty_but_holds_no_json_value() -> None:
+    assert_one_line_error(unspool("parse", stdin=b" \n"), 1, "the input holds no JSON value")
+    assert_one_line_error(
+        unspool("repair", stdin=b" \n"), 1, "cannot repair: No JSON value found at position 2"
+    )
+    assert unspool("parse", "-p", "tags", stdin=b" \n").returncode == 0  # text, shown
 
 
 def test_unknown_protocol_in_a_recording_is_exit_1(tmp_path: Path) -> None:
@@ -402,7 +433,7 @@ def test_repair_of_valid_json_changes_nothing_but_the_layout() -> None:
 
 def test_repair_without_json_is_exit_1() -> None:
     assert_one_line_error(
-        unspool("repair", stdin=b""), 1, "cannot repair: No JSON value found at position 0"
+        unspool("repair", stdin=b"hi"), 1, "cannot repair: No JSON value found at position 2"
     )
 
 
