@@ -513,8 +513,8 @@ def test_replay_delay_paces_the_chunks(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- demo
 
-DEMO_PLAIN = (
-    "=== A teacher's reply (interleaved) ===\n"
+DEMO_STRICT = (
+    "=== A teacher's reply (interleaved, strict) ===\n"
     "[diagnostic] fence: the fence around the array was not shown\n"
     "Good morning, class! Today we find out how a leaf makes food from light.\n"
     "[action spotlight classroom:0] started\n"
@@ -528,7 +528,7 @@ DEMO_PLAIN = (
     "[action wb_draw_table classroom:2] invalid (truncated): the stream ended inside the array\n"
     "[done] truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text"
     " · 1 note\n"
-    "=== A shop assistant's reply (tags) ===\n"
+    "=== A shop assistant's reply (tags, strict) ===\n"
     "Sure! This kit has a microscope and 20 prepared slides. \n"
     "[action show_product_modal shop:0] started\n"
     '[action show_product_modal shop:0] complete {"productId": "kit-42", "viewMode": "compact"}\n'
@@ -546,10 +546,53 @@ DEMO_PLAIN = (
 )
 
 
+DEMO_PLAIN = (
+    "=== A teacher's reply (interleaved, lenient) ===\n"
+    "[diagnostic] fence: the fence around the array was not shown\n"
+    "Good morning, class! Today we find out how a leaf makes food from light.\n"
+    "[action spotlight classroom:0] started\n"
+    '[action spotlight classroom:0] complete {"elementId": "img_leaf"}\n'
+    "Sunlight, water and CO₂ go in; sugar and oxygen come out. Here is the equation:\n"
+    "[action wb_draw_text classroom:1] started\n"
+    '[action wb_draw_text classroom:1] complete {"content": "6CO₂ + 6H₂O → C₆H₁₂O₆ + 6O₂", '
+    '"x": 40, "y": 60}\n'
+    "Now a table of what goes in and what comes out.\n"
+    "[action wb_draw_table classroom:2] started\n"
+    "[diagnostic] cut off: the reply ended before it was complete; an action it cut off is "
+    "not run\n"
+    "[action wb_draw_table classroom:2] invalid (truncated): the stream ended inside the array\n"
+    "[done] truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text"
+    " · 2 notes\n"
+    "=== A shop assistant's reply (tags, lenient) ===\n"
+    "Sure! This kit has a microscope and 20 prepared slides. \n"
+    "[action show_product_modal shop:0] started\n"
+    '[action show_product_modal shop:0] complete {"productId": "kit-42", "viewMode": "compact"}\n'
+    " I will add two to your cart. \n"
+    "[action add_to_cart shop:1] started\n"
+    "[diagnostic] missing_comma: inserted a missing comma\n"
+    '[action add_to_cart shop:1] complete {"productId": "kit-42", "quantity": 2}\n'
+    " Then off to checkout. \n"
+    "[action navigate_route shop:2] started\n"
+    "[action navigate_route shop:2] invalid (schema): 'checkout' does not match '^/'\n"
+    " Anything else?\n"
+    "[done] complete · 3 actions: 2 complete, 1 invalid (schema) · 124 characters of text"
+    " · 1 note\n"
+    "summary: 2 replies · 6 actions: 4 complete, 2 invalid (schema, truncated) · "
+    "322 characters of text · 3 notes\n"
+)
+"""The demo reads leniently, as the web demo does: the missing comma is repaired."""
+
+
 def test_demo_plain_output() -> None:
     result = unspool("demo", "--plain", "--speed", "100")
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout.decode() == DEMO_PLAIN
+
+
+def test_demo_strict_reads_the_missing_comma_as_malformed() -> None:
+    result = unspool("demo", "--plain", "--speed", "100", "--strict")
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == DEMO_STRICT
 
 
 @pytest.mark.parametrize("script", [False, True])

@@ -1,9 +1,11 @@
-"""First contact with the command: --schema mistakes, the wrong protocol, strict JSON on a
-model's reply, --trailing, and the bundled captures (issue 12, items 7 and 10)."""
+"""First contact with the command: --schema mistakes, the wrong protocol (for parse and
+replay alike), plain text, strict JSON on a model's reply, --trailing, the bundled
+captures, and a busy port for demo --web (issue 12, items 7 and 10; issue 27, item 5)."""
 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -296,3 +298,43 @@ def test_the_readme_replay_example_runs_as_written_from_a_clone() -> None:
         )
         assert done.returncode == 0, (line, done.stderr)
         assert "[done] complete" in done.stdout
+
+
+# --------------------------------------------------------------- demo --web on a busy port
+
+
+def test_demo_web_on_a_busy_port_fails_at_once_naming_the_port() -> None:
+    """Exit status 3 (documented in --help), one line naming the port and --port, before
+    any "open" line: nothing was served."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "unspool", "demo", "--web", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert (result.returncode, result.stdout) == (3, "")
+    assert result.stderr == (
+        f"Error: port {port} on 127.0.0.1 is in use: stop what uses it, or choose another "
+        "port with --port (--port 0 takes any free one)\n"
+    )
+    assert "3 the server cannot listen" in " ".join(help_text("demo").split())
+    assert "demo --web exits 3 when its port is in use" in " ".join(help_text().split())
+
+
+def test_demo_web_on_an_address_not_of_this_machine_fails_the_same_way(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capfd, "demo", "--web", "--host", "192.0.2.1", "--port", "0")
+    assert code == 3
+    assert err == "Error: cannot listen on 192.0.2.1 port 0: Cannot assign requested address\n"
+
+
+def help_text(*command: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "unspool", *command, "--help"], capture_output=True, text=True
+    )
+    return done.stdout

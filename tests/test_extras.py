@@ -92,6 +92,8 @@ def test_the_command_without_the_cli_extra_says_what_to_install(
 @pytest.mark.parametrize(
     ("args", "missing", "message"),
     [
+        (["demo", "--web"], "starlette", "unspool demo --web needs starlette"),
+        (["demo", "--web"], "uvicorn", "unspool demo --web needs uvicorn"),
         (["parse", "-p", "tags", "--schema", "SCHEMA"], "jsonschema", "--schema needs jsonschema"),
         (["parse", "--schema", "SCHEMA"], "jsonschema", "--schema needs jsonschema"),
     ],
