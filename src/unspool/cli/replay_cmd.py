@@ -118,7 +118,9 @@ def replay_command(
     optional {"session": NAME, "protocol": P, "title": T} and {"finish":
     "length"} lines), or a captured SSE body (one chunk per event).  Shows the
     text, each action as a panel whose arguments fill in, the verdicts and a
-    summary; plain lines when stdout is not a terminal.
+    summary; plain lines when stdout is not a terminal.  When a stream does not
+    fit its protocol, every event is shown, then the command fails naming the
+    protocol that fits, as unspool parse does.
 
     \b
     Examples:
