@@ -99,7 +99,7 @@ def test_version() -> None:
         (
             ["parse", "--protocol", "xml"],
             "Invalid value for '-p' / '--protocol': 'xml' is not one of 'json', 'interleaved', "
-            "'tags', 'openai-sse', 'anthropic-sse', 'gemini-sse', 'ollama-ndjson'.",
+            "'tags', 'plain', 'openai-sse', 'anthropic-sse', 'gemini-sse', 'ollama-ndjson'.",
         ),
         (
             ["parse", "no-such-file.json"],
@@ -206,10 +206,41 @@ def test_bad_recording_line_is_exit_1(tmp_path: Path) -> None:
     assert_one_line_error(unspool("replay", str(path)), 1, 'line 2: "chunk" must be a string')
 
 
-def test_empty_recording_is_exit_1(tmp_path: Path) -> None:
-    path = tmp_path / "empty.txt"
-    path.write_text("")
+def test_a_recording_without_chunks_is_exit_1(tmp_path: Path) -> None:
+    path = tmp_path / "rec.jsonl"
+    path.write_text('{"session": "s"}\n')
     assert_one_line_error(unspool("replay", str(path)), 1, f"{path}: the recording holds no chunks")
+
+
+EMPTY_RUNS = [
+    *(["parse", "-p", protocol] for protocol in ("json", "interleaved", "tags", "plain")),
+    ["parse", "-p", "openai-sse"],
+    ["repair"],
+    ["replay", "--no-delay"],
+]
+
+
+@pytest.mark.parametrize("args", EMPTY_RUNS, ids=" ".join)
+def test_an_empty_input_is_the_same_error_for_every_command(
+    args: list[str], tmp_path: Path
+) -> None:
+    """The rule (README, --help): no character in (no byte, or a BOM alone) is invalid
+    input, exit 1, one line naming stdin or the file; parse writes its events first."""
+    stdin = unspool(*args, "-", stdin=b"")
+    assert_one_line_error(stdin, 1, "stdin is empty")
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"\xef\xbb\xbf")  # a BOM alone: no character
+    assert_one_line_error(unspool(*args, str(path)), 1, f"{path} is empty")
+    if args[0] == "parse":
+        assert lines(stdin.stdout)[-1]["type"] in ("done", "stream_done")
+
+
+def test_whitespace_is_not_empty_but_holds_no_json_value() -> None:
+    assert_one_line_error(unspool("parse", stdin=b" \n"), 1, "the input holds no JSON value")
+    assert_one_line_error(
+        unspool("repair", stdin=b" \n"), 1, "cannot repair: No JSON value found at position 2"
+    )
+    assert unspool("parse", "-p", "tags", stdin=b" \n").returncode == 0  # text, shown
 
 
 def test_unknown_protocol_in_a_recording_is_exit_1(tmp_path: Path) -> None:
@@ -402,7 +433,7 @@ def test_repair_of_valid_json_changes_nothing_but_the_layout() -> None:
 
 def test_repair_without_json_is_exit_1() -> None:
     assert_one_line_error(
-        unspool("repair", stdin=b""), 1, "cannot repair: No JSON value found at position 0"
+        unspool("repair", stdin=b"hi"), 1, "cannot repair: No JSON value found at position 2"
     )
 
 
@@ -482,8 +513,8 @@ def test_replay_delay_paces_the_chunks(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- demo
 
-DEMO_PLAIN = (
-    "=== A teacher's reply (interleaved) ===\n"
+DEMO_STRICT = (
+    "=== A teacher's reply (interleaved, strict) ===\n"
     "[diagnostic] fence: the fence around the array was not shown\n"
     "Good morning, class! Today we find out how a leaf makes food from light.\n"
     "[action spotlight classroom:0] started\n"
@@ -497,7 +528,7 @@ DEMO_PLAIN = (
     "[action wb_draw_table classroom:2] invalid (truncated): the stream ended inside the array\n"
     "[done] truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text"
     " · 1 note\n"
-    "=== A shop assistant's reply (tags) ===\n"
+    "=== A shop assistant's reply (tags, strict) ===\n"
     "Sure! This kit has a microscope and 20 prepared slides. \n"
     "[action show_product_modal shop:0] started\n"
     '[action show_product_modal shop:0] complete {"productId": "kit-42", "viewMode": "compact"}\n'
@@ -515,10 +546,53 @@ DEMO_PLAIN = (
 )
 
 
+DEMO_PLAIN = (
+    "=== A teacher's reply (interleaved, lenient) ===\n"
+    "[diagnostic] fence: the fence around the array was not shown\n"
+    "Good morning, class! Today we find out how a leaf makes food from light.\n"
+    "[action spotlight classroom:0] started\n"
+    '[action spotlight classroom:0] complete {"elementId": "img_leaf"}\n'
+    "Sunlight, water and CO₂ go in; sugar and oxygen come out. Here is the equation:\n"
+    "[action wb_draw_text classroom:1] started\n"
+    '[action wb_draw_text classroom:1] complete {"content": "6CO₂ + 6H₂O → C₆H₁₂O₆ + 6O₂", '
+    '"x": 40, "y": 60}\n'
+    "Now a table of what goes in and what comes out.\n"
+    "[action wb_draw_table classroom:2] started\n"
+    "[diagnostic] cut off: the reply ended before it was complete; an action it cut off is "
+    "not run\n"
+    "[action wb_draw_table classroom:2] invalid (truncated): the stream ended inside the array\n"
+    "[done] truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text"
+    " · 2 notes\n"
+    "=== A shop assistant's reply (tags, lenient) ===\n"
+    "Sure! This kit has a microscope and 20 prepared slides. \n"
+    "[action show_product_modal shop:0] started\n"
+    '[action show_product_modal shop:0] complete {"productId": "kit-42", "viewMode": "compact"}\n'
+    " I will add two to your cart. \n"
+    "[action add_to_cart shop:1] started\n"
+    "[diagnostic] missing_comma: inserted a missing comma\n"
+    '[action add_to_cart shop:1] complete {"productId": "kit-42", "quantity": 2}\n'
+    " Then off to checkout. \n"
+    "[action navigate_route shop:2] started\n"
+    "[action navigate_route shop:2] invalid (schema): 'checkout' does not match '^/'\n"
+    " Anything else?\n"
+    "[done] complete · 3 actions: 2 complete, 1 invalid (schema) · 124 characters of text"
+    " · 1 note\n"
+    "summary: 2 replies · 6 actions: 4 complete, 2 invalid (schema, truncated) · "
+    "322 characters of text · 3 notes\n"
+)
+"""The demo reads leniently, as the web demo does: the missing comma is repaired."""
+
+
 def test_demo_plain_output() -> None:
     result = unspool("demo", "--plain", "--speed", "100")
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout.decode() == DEMO_PLAIN
+
+
+def test_demo_strict_reads_the_missing_comma_as_malformed() -> None:
+    result = unspool("demo", "--plain", "--speed", "100", "--strict")
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.decode() == DEMO_STRICT
 
 
 @pytest.mark.parametrize("script", [False, True])
@@ -526,15 +600,3 @@ def test_demo_on_a_pipe_falls_back_to_plain_lines(script: bool) -> None:
     result = unspool("demo", "--speed", "100", script=script)
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout.decode() == DEMO_PLAIN
-
-
-def test_without_the_cli_extra_python_m_unspool_says_what_to_install() -> None:
-    hide_rich = (
-        "import runpy, sys; sys.modules['rich'] = None; sys.argv = ['unspool', 'demo']; "
-        "runpy.run_module('unspool', run_name='__main__')"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", hide_rich], capture_output=True, env=cli_env(), timeout=120
-    )
-    assert (result.returncode, result.stdout) == (1, b"")
-    assert result.stderr == b"unspool: the unspool command needs rich: pip install 'unspool[cli]'\n"

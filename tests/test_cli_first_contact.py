@@ -1,9 +1,11 @@
-"""First contact with the command: --schema mistakes, the wrong protocol, strict JSON on a
-model's reply, --trailing, and the bundled captures (issue 12, items 7 and 10)."""
+"""First contact with the command: --schema mistakes, the wrong protocol (for parse and
+replay alike), plain text, strict JSON on a model's reply, --trailing, the bundled
+captures, and a busy port for demo --web (issue 12, items 7 and 10; issue 27, item 5)."""
 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -109,10 +111,10 @@ def test_a_single_schema_given_to_an_action_protocol_is_explained(
 # ------------------------------------------------------------------ the wrong protocol (item 10)
 
 
-@pytest.mark.parametrize(
+WRONG_PROTOCOLS = pytest.mark.parametrize(
     ("protocol", "source", "fits"),
     [
-        ("openai-sse", "Hello there, this is plain text.", "interleaved"),
+        ("openai-sse", "Hello there, this is plain text.", "plain"),
         ("anthropic-sse", '<action name="go">{}</action>', "tags"),
         ("interleaved", FIXTURES / "openai_chat_text.sse", "openai-sse"),
         ("tags", FIXTURES / "anthropic_tools.sse", "anthropic-sse"),
@@ -120,8 +122,15 @@ def test_a_single_schema_given_to_an_action_protocol_is_explained(
         ("interleaved", 'Sure <action name="go">{"a": 1}</action>', "tags"),
         ("tags", '[{"type": "text", "content": "hi"}]', "interleaved"),
         ("json", FIXTURES / "openai_chat_text.sse", "openai-sse"),
+        ("json", "Hello there, this is plain text.", "plain"),
+        ("plain", 'Sure <action name="go">{"a": 1}</action>', "tags"),
+        ("plain", '[{"type": "text", "content": "hi"}]', "interleaved"),
+        ("plain", FIXTURES / "anthropic_tools.sse", "anthropic-sse"),
     ],
 )
+
+
+@WRONG_PROTOCOLS
 def test_the_wrong_protocol_fails_naming_the_one_that_fits(
     capfd: pytest.CaptureFixture[str], tmp_path: Path, protocol: str, source: Any, fits: str
 ) -> None:
@@ -132,6 +141,68 @@ def test_the_wrong_protocol_fails_naming_the_one_that_fits(
     assert err.startswith("Error: ") and err.rstrip().endswith(f"try --protocol {fits}")
     if protocol != "json":
         assert lines[-1]["type"] == "stream_done"  # every event is written first
+
+
+@WRONG_PROTOCOLS
+def test_replay_fails_on_the_wrong_protocol_as_parse_does(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path, protocol: str, source: Any, fits: str
+) -> None:
+    path = str(source) if isinstance(source, Path) else write(tmp_path, "in.txt", source)
+    parsed = run(capfd, "parse", "-p", protocol, path)
+    replayed = run(capfd, "replay", "-p", protocol, "--no-delay", "--jsonl", path)
+    assert replayed[0] == parsed[0] == 1
+    assert replayed[2] == parsed[2]  # the same line, the same hint
+    assert replayed[2].rstrip().endswith(f"try --protocol {fits}")
+
+
+def test_replay_names_the_reply_whose_protocol_does_not_fit(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    items = [
+        {"session": "fine", "protocol": "tags"},
+        {"chunk": 'Hi <action name="go">{}</action>'},
+        {"session": "wrong", "protocol": "interleaved", "title": "The second"},
+        {"chunk": 'Sure <action name="go">{"a": 1}</action>'},
+    ]
+    path = write(tmp_path, "rec.jsonl", "".join(json.dumps(i) + "\n" for i in items))
+    code, lines, err = run(capfd, "replay", "--no-delay", "--jsonl", path)
+    assert code == 1 and [r["type"] for r in lines].count("stream_done") == 2
+    assert err == (
+        "Error: The second: the input looks like prose with action tags, not an interleaved "
+        "JSON array of text and actions: try --protocol tags\n"
+    )
+
+
+def test_the_right_protocol_read_by_replay_passes(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    for name in ("openai_chat_tools.sse", "anthropic_tools.sse"):
+        code, _, err = run(capfd, "replay", "--no-delay", "--jsonl", str(FIXTURES / name))
+        assert (code, err) == (0, "")
+    prose = write(tmp_path, "prose.txt", "Just prose, nothing else.")
+    assert run(capfd, "replay", "--no-delay", "--jsonl", prose)[:3:2] == (0, "")
+
+
+def test_plain_text_is_read_by_the_plain_protocol(
+    capfd: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The hint plain text gets names a protocol that exists and reads it."""
+    path = write(tmp_path, "in.txt", "Hello there, this is plain text.")
+    code, lines, err = run(capfd, "parse", "-p", "plain", path)
+    assert (code, err) == (0, "")
+    assert lines == [
+        {"type": "text_delta", "text": "Hello there, this is plain text."},
+        {
+            "type": "stream_done",
+            "reason": "complete",
+            "actions_complete": 0,
+            "actions_invalid": 0,
+            "text_chars": 32,
+        },
+    ]
+    code, _, err = run(capfd, "parse", "--lenient", path)  # skips it all: no value
+    assert code == 1
+    assert err == "Error: the input looks like plain text, not a JSON value: try --protocol plain\n"
 
 
 @pytest.mark.parametrize(
@@ -145,7 +216,8 @@ def test_the_wrong_protocol_fails_naming_the_one_that_fits(
         ("tags", "Just prose."),
         ("tags", 'Hi <action name="go">{}</action>'),
         ("json", '{"a": 1}'),
-        ("json", ""),
+        ("plain", "Just prose."),
+        ("plain", "Prose with [brackets] and {braces}."),
     ],
 )
 def test_the_right_protocol_passes(
@@ -226,3 +298,43 @@ def test_the_readme_replay_example_runs_as_written_from_a_clone() -> None:
         )
         assert done.returncode == 0, (line, done.stderr)
         assert "[done] complete" in done.stdout
+
+
+# --------------------------------------------------------------- demo --web on a busy port
+
+
+def test_demo_web_on_a_busy_port_fails_at_once_naming_the_port() -> None:
+    """Exit status 3 (documented in --help), one line naming the port and --port, before
+    any "open" line: nothing was served."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "unspool", "demo", "--web", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert (result.returncode, result.stdout) == (3, "")
+    assert result.stderr == (
+        f"Error: port {port} on 127.0.0.1 is in use: stop what uses it, or choose another "
+        "port with --port (--port 0 takes any free one)\n"
+    )
+    assert "3 the server cannot listen" in " ".join(help_text("demo").split())
+    assert "demo --web exits 3 when its port is in use" in " ".join(help_text().split())
+
+
+def test_demo_web_on_an_address_not_of_this_machine_fails_the_same_way(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capfd, "demo", "--web", "--host", "192.0.2.1", "--port", "0")
+    assert code == 3
+    assert err == "Error: cannot listen on 192.0.2.1 port 0: Cannot assign requested address\n"
+
+
+def help_text(*command: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "unspool", *command, "--help"], capture_output=True, text=True
+    )
+    return done.stdout

@@ -30,7 +30,7 @@ ROWS, COLS = 60, 100
 TIMEOUT = 120.0
 
 FINAL_SCREEN = """\
-A teacher's reply  (interleaved) ───────────────────────────────────────────────────────────────────
+A teacher's reply  (interleaved, lenient) ──────────────────────────────────────────────────────────
 ! fence: the fence around the array was not shown
 Good morning, class! Today we find out how a leaf makes food from light.
 ╭─ action spotlight  classroom:0 ─╮
@@ -45,37 +45,35 @@ Now a table of what goes in and what comes out.
 │ {"data": [["in", "out"], ["light", "sugar"], ["wat"]]} │
 │ the stream ended inside the array                      │
 ╰───────────────────────────────── ✗ invalid: truncated ─╯
-■ truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text · 1 note
+! cut off: the reply ended before it was complete; an action it cut off is not run
+■ truncated · 3 actions: 2 complete, 1 invalid (truncated) · 198 characters of text · 2 notes
 
-A shop assistant's reply  (tags) ───────────────────────────────────────────────────────────────────
+A shop assistant's reply  (tags, lenient) ──────────────────────────────────────────────────────────
 Sure! This kit has a microscope and 20 prepared slides.
 ╭─ action show_product_modal  shop:0 ────────────╮
 │ {"productId": "kit-42", "viewMode": "compact"} │
 ╰─────────────────────────────────── ✓ complete ─╯
 I will add two to your cart.
-╭─ action add_to_cart  shop:1 ───────────────╮
-│ {"productId": "kit-42"}                    │
-│ Expecting ',' delimiter                    │
-│ raw: {"productId": "kit-42" "quantity": 2} │
-╰──────────────── ✗ invalid: malformed_json ─╯
+╭─ action add_to_cart  shop:1 ───────────╮
+│ {"productId": "kit-42", "quantity": 2} │
+╰─────────────────────────── ✓ complete ─╯
+! missing_comma: inserted a missing comma
 Then off to checkout.
 ╭─ action navigate_route  shop:2 ─╮
 │ {"path": "checkout"}            │
 │ 'checkout' does not match '^/'  │
 ╰───────────── ✗ invalid: schema ─╯
 Anything else?
-■ complete · 3 actions: 1 complete, 2 invalid (malformed_json, schema) · 124 characters of text
+■ complete · 3 actions: 2 complete, 1 invalid (schema) · 124 characters of text · 1 note
 Summary
-┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━┓
-┃ reply                    ┃ ended     ┃ ✓ complete ┃ ✗ invalid                ┃      text ┃ notes ┃
-┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━┩
-│ A teacher's reply        │ truncated │          2 │ 1 (truncated)            │ 198 chars │     1 │
-│ A shop assistant's reply │ complete  │          1 │ 2 (malformed_json,       │ 124 chars │     0 │
-│                          │           │            │ schema)                  │           │       │
-├──────────────────────────┼───────────┼────────────┼──────────────────────────┼───────────┼───────┤
-│ all                      │ 2 replies │          3 │ 3 (malformed_json,       │ 322 chars │     1 │
-│                          │           │            │ schema, truncated)       │           │       │
-└──────────────────────────┴───────────┴────────────┴──────────────────────────┴───────────┴───────┘
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━┓
+┃ reply                    ┃ ended     ┃ ✓ complete ┃ ✗ invalid             ┃      text ┃ notes ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━┩
+│ A teacher's reply        │ truncated │          2 │ 1 (truncated)         │ 198 chars │     2 │
+│ A shop assistant's reply │ complete  │          2 │ 1 (schema)            │ 124 chars │     1 │
+├──────────────────────────┼───────────┼────────────┼───────────────────────┼───────────┼───────┤
+│ all                      │ 2 replies │          4 │ 2 (schema, truncated) │ 322 chars │     3 │
+└──────────────────────────┴───────────┴────────────┴───────────────────────┴───────────┴───────┘
 """
 
 

@@ -77,6 +77,7 @@ LAYERS: dict[str, int] = {
     "core": 0,
     "events": 0,
     "jsonsafe": 0,
+    "extras": 0,  # which extra installs a missing module (stdlib only)
     # text in, events out
     "protocols": 1,
     # side by side: none imports another (see ALLOWED_SIBLING_IMPORTS)

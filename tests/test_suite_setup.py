@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import re
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+import conftest
 import run_support
 from hypothesis_profiles import PROFILES, chosen_profile, examples
 
@@ -43,10 +46,37 @@ def test_the_suite_runs_on_every_core_and_the_readme_says_how_to_go_long() -> No
     addopts = re.search(r'^addopts = "(.*)"$', pyproject, re.M)
     assert addopts is not None
     assert "-n auto --dist loadgroup" in addopts.group(1)
+    assert "-rs" in addopts.group(1).split()  # every skip prints its reason
     test_extra = re.search(r"^test = \[(.*?)^\]", pyproject, re.M | re.S)
     assert test_extra is not None and '"pytest-xdist>=' in test_extra.group(1)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "UNSPOOL_HYPOTHESIS=long" in readme
+
+
+class _Node:
+    me: object
+
+
+def test_a_worker_collects_and_freezes_its_heap_before_it_reports_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quiet shutdown (conftest.pytest_sessionfinish): a worker's last full collection
+    runs while the controller still waits for it; a single process keeps its heap as is."""
+    assert gc.get_freeze_count() == 0
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "master")
+    conftest.pytest_sessionfinish(pytest.Session)  # type: ignore[arg-type]
+    assert gc.get_freeze_count() == 0
+    cycle = _Node()
+    cycle.me = cycle  # only a collection frees it
+    freed = weakref.ref(cycle)
+    del cycle
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw7")
+    try:
+        conftest.pytest_sessionfinish(pytest.Session)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() > 0
+        assert freed() is None  # collected before the freeze
+    finally:
+        gc.unfreeze()
 
 
 def _build_in_process(root: str, log: str) -> None:

@@ -80,6 +80,9 @@ def test_the_demo_page_runs_complete_actions_and_shows_invalid_ones(
     page.wait_for_selector("#client[data-ai-sdk]")
     assert page.locator('input[name="client"]:checked').get_attribute("value") == client
 
+    assert page.get_attribute("body", "data-reading") == "lenient"
+    assert "read leniently" in page.inner_text("#reading")
+
     page.click("#play-classroom")
     page.wait_for_selector('article[data-reply="classroom"][data-done]', timeout=15_000)
     classroom = page.locator('article[data-reply="classroom"]')
@@ -140,8 +143,16 @@ def test_without_the_ai_sdk_client_built_the_switch_is_off_and_says_what_to_do(
         assert page.get_attribute("#client", "data-ai-sdk") == "missing"
         assert page.is_disabled('input[name="client"][value="ai-sdk"]')
         assert page.locator('input[name="client"]:checked').get_attribute("value") == "unspool"
-        assert page.is_visible("#ai-sdk-help")
-        assert "unspool demo --web --build-ai-sdk" in page.inner_text("#ai-sdk-help")
+        # the first screen: no build hint spelled out, no folder of the server
+        assert page.is_visible("#ai-sdk-help summary")
+        assert not page.is_visible("#ai-sdk-help-text")
+        first_screen = page.inner_text("body")
+        assert "--build-ai-sdk" not in first_screen
+        assert str(tmp_path) not in page.content() and ".cache" not in page.content()
+        page.click("#ai-sdk-help summary")  # unfolded on request: the command only
+        assert "run `unspool demo --web --build-ai-sdk` once" in page.inner_text(
+            "#ai-sdk-help-text"
+        )
         page.click("#play-shop")
         page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
         assert page.get_attribute('article[data-reply="shop"]', "data-done") == "complete"
@@ -212,10 +223,13 @@ def test_unspool_demo_web_serves_the_page_and_every_format(tmp_path: Path) -> No
         replies = httpx.get(f"{base}/api/replies").json()
         assert [r["name"] for r in replies["replies"]] == ["classroom", "shop"]
         assert replies["aiSdk"]["built"] is False
+        assert replies["reading"] == "lenient"
         assert "unspool demo --web --build-ai-sdk" in replies["aiSdk"]["help"]
+        assert str(tmp_path) not in replies["aiSdk"]["help"]  # the page never shows a folder
         assert "unspool" in httpx.get(f"{base}/ai-sdk").text
         missing = httpx.get(f"{base}/vendor/ai-sdk-chat.js")
-        assert missing.status_code == 404 and missing.text == replies["aiSdk"]["help"]
+        assert missing.status_code == 404
+        assert missing.text.startswith("The AI SDK client is not built: run `unspool demo")
         chat = httpx.post(f"{base}/api/chat", json={"reply": "shop"}, timeout=10)
         assert chat.headers["x-vercel-ai-ui-message-stream"] == "v1"
         assert '"type":"tool-input-available","toolCallId"' in chat.text
@@ -226,8 +240,58 @@ def test_unspool_demo_web_serves_the_page_and_every_format(tmp_path: Path) -> No
         assert httpx.post(f"{base}/api/runs", json={"reply": "nope"}).status_code == 400
     finally:
         stderr = _stop(server)
-    assert f"note: {replies['aiSdk']['help']}" in stderr
+    assert f"note: {missing.text}" in stderr  # the terminal is told where it builds
+    assert f"open {base}/ (replies read leniently; Ctrl-C to stop)" in stderr
     assert not (tmp_path / "ai-sdk").exists()  # nothing built, nothing downloaded
+
+
+def test_playing_a_reply_again_starts_its_stage_and_transcript_afresh(
+    browser: Any, demo: LiveServer
+) -> None:
+    """A replay resets the stage (no second equation on the whiteboard, the cart back to
+    0 before its 2, the modal closed) and replaces the reply's transcript; the cut-off
+    note reads as the cut, not as a repaired action."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(demo.url)
+    page.wait_for_selector("#client[data-ai-sdk]")
+    for _ in range(2):
+        page.click("#play-classroom")
+        page.wait_for_selector('article[data-reply="classroom"][data-done]', timeout=15_000)
+        page.click("#play-shop")
+        page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
+        assert page.locator("#whiteboard .wb-text").count() == 1
+        assert page.inner_text("#cart-count") == "2"
+        assert page.locator("#transcript article").count() == 2
+    page.click("#modal-close")  # the restored stage's button still works
+    assert not page.is_visible("#product-modal")
+    page.click("#play-shop")
+    page.wait_for_selector('#transcript article[data-reply="shop"]:not([data-done])')
+    assert page.inner_text("#cart-count") in ("0", "2")  # reset, then the reply adds 2
+    page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
+    notes = page.locator('article[data-reply="classroom"] .diagnostic').all_inner_texts()
+    assert notes[-1] == (
+        "note (cut off): the reply ended before it was complete; an action it cut off is not run"
+    )
+    assert not any("repair" in note or "closed" in note for note in notes)
+    page.close()
+
+
+def test_a_strict_demo_says_so_and_never_runs_the_malformed_action(browser: Any) -> None:
+    """``unspool demo --web --strict``: read as ``unspool demo --strict`` reads it."""
+    from unspool.cli.web_demo import create_demo_app
+
+    with LiveServer(create_demo_app(speed=50, lenient=False)) as live:
+        page = browser.new_page()
+        page.goto(live.url)
+        page.wait_for_selector("body[data-reading]")
+        assert page.get_attribute("body", "data-reading") == "strict"
+        assert "read as strict JSON" in page.inner_text("#reading")
+        page.click("#play-shop")
+        page.wait_for_selector('article[data-reply="shop"][data-done]', timeout=15_000)
+        cart = page.locator('.action[data-name="add_to_cart"]')
+        assert cart.get_attribute("data-reason") == "malformed_json"
+        assert page.inner_text("#cart-count") == "0"
+        page.close()
 
 
 COLLECT = """(url) => new Promise((resolve) => {

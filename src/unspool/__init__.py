@@ -45,10 +45,12 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.extras import needs_extra
 from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
 from unspool.protocols.plain import PlainTextParser
+from unspool.protocols.prompts import format_instructions
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
 from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
 from unspool.protocols.toolcalls import ToolCallAssembler
@@ -117,16 +119,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'unspool' has no attribute {name!r}")
-    try:
+    with needs_extra(_EXTRA[module], f"unspool.{name}"):  # a ledger names its own extra
         value = getattr(importlib.import_module(module), name)
-    except ImportError as exc:
-        if str(exc).startswith(f"{name} needs"):  # a ledger's own extra (postgres, redis)
-            raise
-        extra = _EXTRA[module]
-        raise ImportError(
-            f"unspool.{name} needs the optional dependencies of unspool[{extra}] "
-            f"(pip install 'unspool[{extra}]'): {exc}"
-        ) from exc
     globals()[name] = value
     return value
 
@@ -201,6 +195,7 @@ __all__ = [
     "encode_sse",
     "find_all_json",
     "find_json",
+    "format_instructions",
     "from_anthropic",
     "from_bedrock",
     "from_gemini",

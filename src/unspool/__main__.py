@@ -1,16 +1,25 @@
-"""``python -m unspool``: the same as the ``unspool`` command (without the ``cli``
-extra it says what to install, with exit status 1)."""
+"""``python -m unspool`` and the ``unspool`` script: the command line (:mod:`unspool.cli`).
+
+Without the ``cli`` extra it says which extra to install, on one line, with the exit
+status of a usage error (2), never a traceback.
+"""
 
 from __future__ import annotations
 
 import sys
 
-try:
-    from unspool.cli.main import main
-except ImportError as exc:
-    if exc.name not in ("click", "rich"):
-        raise
-    sys.exit(f"unspool: {exc}")
+from unspool.extras import MissingExtra
+
+
+def main() -> None:
+    """Run the ``unspool`` command, or say what to install when its extra is missing."""
+    try:
+        from unspool.cli.main import main as run
+    except MissingExtra as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        sys.exit(2)
+    run()
+
 
 if __name__ == "__main__":
     main()

@@ -18,6 +18,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from unspool.extras import needs_extra
+
+with needs_extra("actions", "unspool.actions"):
+    import jsonschema  # noqa: F401
+    import pydantic  # noqa: F401
+
 from unspool.actions import ledgers
 from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher

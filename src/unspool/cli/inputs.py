@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-__all__ = ["READ_SIZE", "InputError", "read_all", "read_chunks"]
+__all__ = ["READ_SIZE", "InputError", "empty_input", "read_all", "read_chunks"]
 
 READ_SIZE = 65536
 """The most bytes one ``os.read`` asks for."""
@@ -35,6 +35,13 @@ class InputError(click.ClickException):
     def __init__(self, message: str, records: Sequence[Any] = ()) -> None:
         super().__init__(message)
         self.records = list(records)
+
+
+def empty_input(path: str) -> InputError:
+    """The one error every command gives for an input without a character (no byte, or
+    a BOM alone): ``stdin is empty`` or ``FILE is empty``, exit status 1. Whitespace is
+    not empty: each protocol reads it (``--protocol json`` finds no value in it)."""
+    return InputError(f"{'stdin' if path == '-' else path} is empty")
 
 
 def read_chunks(path: str, before_read: Callable[[], None] | None = None) -> Iterator[str]:

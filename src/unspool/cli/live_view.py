@@ -43,6 +43,7 @@ from unspool.cli.view_model import (
     SessionModel,
     SessionStats,
     TextBlock,
+    diagnostic_text,
     error_summary,
     invalid_detail,
     session_summary,
@@ -431,7 +432,7 @@ class PlainView:
         elif isinstance(record, ActionFailed):
             self._line(f"[action {record.name} {record.id}] failed: {record.error}")
         elif isinstance(record, Diagnostic):
-            self._line(f"[diagnostic] {record.kind}: {record.message}")
+            self._line(f"[diagnostic] {diagnostic_text(record)}")
         elif isinstance(record, Repair):
             self._line(f"[repair] {record.kind} at {record.pos}: {record.message}")
         elif isinstance(record, Skipped):

@@ -11,9 +11,12 @@ Commands:
 * ``unspool demo``: the bundled recording, live, offline.
 
 Exit status: 0 ok; 1 invalid input (a one-line message on stderr, never a
-traceback); 2 usage error (unknown option, missing file, bad ``--schema``);
-130 interrupted (Ctrl-C).  Set ``UNSPOOL_DEBUG=1`` to see the traceback of an
-internal error instead of its one-line message.
+traceback; an empty input, with no character, is invalid for every command:
+``stdin is empty``); 2 usage error (unknown option, missing file, bad ``--schema``,
+or an extra the command or an option needs that is not installed: the message
+names it); 3 ``demo --web`` cannot listen (the port is in use); 130 interrupted
+(Ctrl-C).  Set ``UNSPOOL_DEBUG=1`` to see the traceback of an internal error
+instead of its one-line message.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from unspool.cli.demo import demo_command
 from unspool.cli.parse_cmd import parse_command
 from unspool.cli.repair_cmd import repair_command
 from unspool.cli.replay_cmd import replay_command
+from unspool.extras import MissingExtra
 
 __all__ = ["cli", "main"]
 
@@ -50,6 +54,9 @@ def cli() -> None:
       unspool replay --sample openai            # a recorded provider stream
 
     Exit status: 0 ok, 1 invalid input (message on stderr), 2 usage error.
+    An empty input is invalid for every command (exit 1: "stdin is empty");
+    a missing extra is a usage error that names it; demo --web exits 3 when
+    its port is in use.
     """
 
 
@@ -84,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except click.ClickException as exc:
         exc.show()
         code = exc.exit_code
+    except MissingExtra as exc:  # an option's extra (--web, --schema): what to install
+        click.echo(f"Error: {exc}", err=True)
+        code = 2
     except (click.Abort, KeyboardInterrupt):
         click.echo(file=sys.stderr)
         code = 130

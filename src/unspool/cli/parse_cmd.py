@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from unspool.cli.inputs import InputError, read_chunks
+from unspool.cli.inputs import InputError, empty_input, read_chunks
 from unspool.cli.live_view import open_view
 from unspool.cli.parsers import PROTOCOLS, TEXT_PROTOCOLS, make_stream_parser
 from unspool.cli.run import feed_stream
@@ -24,8 +24,8 @@ FILE_ARGUMENT = click.Path(exists=True, dir_okay=False, allow_dash=True)
     type=click.Choice(PROTOCOLS),
     default="json",
     show_default=True,
-    help="What the input is: one JSON value, a model reply (interleaved array or tags "
-    "in prose), or a provider's raw SSE body.",
+    help="What the input is: one JSON value, a model reply (interleaved array, tags "
+    "in prose, or plain text), or a provider's raw SSE body.",
 )
 @click.option(
     "--text-protocol",
@@ -86,7 +86,8 @@ def parse_command(
 
     When the input does not look like the protocol (an SSE body read as text,
     plain text read as SSE, action tags read as interleaved), every event is
-    still written, then the command fails naming the protocol that fits.
+    still written, then the command fails naming the protocol that fits; so it
+    does for an empty input, and for --protocol json on an input with no value.
 
     Exit status: 0 ok, 1 invalid input (message on stderr), 2 usage error.
     """
@@ -111,6 +112,8 @@ def parse_command(
             view.start_session(None if file == "-" else file, protocol)
         problems = feed_stream(read_chunks(file, view.idle), parser, view)
         view.close()
+    if parser.empty:
+        raise empty_input(file)
     if parser.problem is not None:
         raise InputError(parser.problem)
     if problems:

@@ -7,6 +7,7 @@
 * ``interleaved`` / ``tags``: a model's reply text
   (:class:`~unspool.protocols.interleaved.InterleavedParser`,
   :class:`~unspool.protocols.tags.TagParser`); records are events;
+* ``plain``: text as it is, no markup (:class:`~unspool.protocols.plain.PlainTextParser`);
 * ``openai-sse`` / ``anthropic-sse`` / every other ``cli_name`` of the provider
   table: a provider's raw body (:mod:`unspool.cli.sse_protocols`), its text channel
   read with ``text_protocol``.
@@ -38,7 +39,7 @@ __all__ = [
     "make_stream_parser",
 ]
 
-PROTOCOLS = ("json", "interleaved", "tags", *CLI_NAMES)
+PROTOCOLS = ("json", "interleaved", "tags", "plain", *CLI_NAMES)
 """What ``--protocol`` accepts."""
 
 TEXT_PROTOCOLS = ("plain", "interleaved", "tags")
@@ -142,6 +143,10 @@ def make_stream_parser(
         from unspool.protocols.tags import TagParser
 
         return _EventParser(TagParser(stream_id=stream_id, registry=registry, lenient=lenient))
+    if protocol == "plain":
+        from unspool.protocols.plain import PlainTextParser
+
+        return _EventParser(PlainTextParser(stream_id=stream_id, registry=registry))
     if protocol in CLI_NAMES:
         from unspool.cli.sse_protocols import ProviderSseParser
 

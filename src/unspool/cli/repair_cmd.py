@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from unspool.cli.inputs import InputError, read_all
+from unspool.cli.inputs import InputError, empty_input, read_all
 from unspool.core.errors import MalformedJSON
 
 __all__ = ["repair_command"]
@@ -39,6 +39,8 @@ def repair_command(file: str, explain: bool, indent: int | None) -> None:
     from unspool.core.oneshot import loads_with_repairs, repair
 
     text = read_all(file)
+    if not text:
+        raise empty_input(file)
     try:
         out = repair(text, indent=indent)
         repairs = loads_with_repairs(text)[1] if explain else []

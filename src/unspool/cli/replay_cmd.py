@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from unspool.cli.inputs import InputError, read_all
+from unspool.cli.inputs import InputError, empty_input, read_all
 from unspool.cli.live_view import ViewMode, open_view
 from unspool.cli.parsers import PROTOCOLS, TEXT_PROTOCOLS, StreamParser, make_stream_parser
 from unspool.cli.replay import (
@@ -19,6 +19,7 @@ from unspool.cli.replay import (
 )
 from unspool.cli.run import Pacing, play_recording
 from unspool.cli.schema import validators_for
+from unspool.cli.sniff import CheckedParser
 
 __all__ = ["pacing_from_options", "replay_command"]
 
@@ -117,7 +118,9 @@ def replay_command(
     optional {"session": NAME, "protocol": P, "title": T} and {"finish":
     "length"} lines), or a captured SSE body (one chunk per event).  Shows the
     text, each action as a panel whose arguments fill in, the verdicts and a
-    summary; plain lines when stdout is not a terminal.
+    summary; plain lines when stdout is not a terminal.  When a stream does not
+    fit its protocol, every event is shown, then the command fails naming the
+    protocol that fits, as unspool parse does.
 
     \b
     Examples:
@@ -138,6 +141,8 @@ def replay_command(
     else:
         assert file is not None
         text = read_all(file)
+    if not text:
+        raise empty_input(file)
     if fmt == "auto":
         fmt = detect_format(text, None if file == "-" else file)
     streams = load_recording(text, fmt)
@@ -147,6 +152,8 @@ def replay_command(
     for number, stream in enumerate(streams, start=1):
         if stream.title is None:
             stream.title = source if len(streams) == 1 else f"{source} #{number}"
+
+    checked: list[tuple[RecordedStream, CheckedParser]] = []
 
     def make_parser(stream: RecordedStream, number: int) -> tuple[str, StreamParser]:
         chosen = protocol or stream.protocol or guess_protocol(stream, fmt)
@@ -162,11 +169,16 @@ def replay_command(
             stream_id=stream_id,
             text_protocol=text_protocol,
         )
-        return chosen, parser
+        checked.append((stream, CheckedParser(parser, chosen, lenient=lenient)))
+        return (f"{chosen}, lenient" if lenient else chosen), checked[-1][1]
 
     mode: ViewMode = "jsonl" if jsonl else ("plain" if plain else "auto")
     with open_view(mode) as view:
         problems = play_recording(streams, view, pacing, make_parser)
         view.close()
+    for stream, parser in checked:  # as unspool parse fails: the protocol that fits
+        if parser.problem is not None:
+            where = f"{stream.title}: " if len(streams) > 1 else ""
+            raise InputError(where + parser.problem)
     if problems:
         raise InputError(problems[0])

@@ -26,6 +26,7 @@ from typing import Any
 import click
 
 from unspool.cli.records import SchemaCheck
+from unspool.extras import needs_extra
 from unspool.protocols.emitter import ActionValidator
 
 __all__ = [
@@ -37,8 +38,6 @@ __all__ = [
     "unresolvable_refs",
     "validators_for",
 ]
-
-_NEEDS_ACTIONS = "--schema needs the actions extra: pip install 'unspool[actions]'"
 
 
 def load_schema_target(spec: str) -> Any:
@@ -195,12 +194,10 @@ def action_validator(target: Any) -> ActionValidator:
         validator: ActionValidator = target
         return validator
     schemas = tool_schemas(target)
-    try:
+    with needs_extra("actions", "--schema"):
         from jsonschema.exceptions import SchemaError
 
         from unspool.actions.registry import ActionRegistry
-    except ImportError:
-        raise click.BadParameter(_NEEDS_ACTIONS) from None
     registry = ActionRegistry()
     for name, schema in schemas.items():
         _check_refs(schema, f"the schema of action {name!r}")
@@ -215,14 +212,12 @@ def document_validator(target: Any) -> Callable[[Any], SchemaCheck]:
     """A check of a whole JSON value against the JSON Schema ``target``."""
     if not isinstance(target, Mapping):
         raise click.BadParameter("for --protocol json, --schema must be a JSON Schema object")
-    try:
+    with needs_extra("actions", "--schema"):
         from jsonschema.exceptions import SchemaError
         from jsonschema.validators import validator_for
         from referencing.exceptions import Unresolvable
 
         from unspool.actions.validation import jsonschema_errors
-    except ImportError:
-        raise click.BadParameter(_NEEDS_ACTIONS) from None
     schema = dict(target)
     cls = validator_for(schema)
     try:

@@ -2,12 +2,14 @@
 
 ``unspool parse -p openai-sse`` on plain text, or ``-p interleaved`` on an SSE body,
 would otherwise report a complete, empty or garbled stream and exit 0.
-:class:`CheckedParser` wraps the command's parser: it keeps the first
-:data:`HEAD_CHARS` characters of the input and counts the actions, and at the end
-reports one line naming the protocol that fits (:func:`mismatch`), using the same
-signs as ``unspool replay``'s guess (:func:`unspool.cli.replay.guess_protocol`).
-When strict JSON fails on a reply that starts with a code fence, ``<think>`` or
-prose, or has text after the value, the error says which option reads it.
+:class:`CheckedParser` wraps the parser of ``parse`` and of each stream ``replay`` plays:
+it keeps the first :data:`HEAD_CHARS` characters of the input and counts the actions,
+and at the end reports one line naming the protocol that fits (:func:`mismatch`), using
+the same signs as ``unspool replay``'s guess (:func:`unspool.cli.replay.guess_protocol`);
+text with no ``{`` or ``[`` in it is plain text (``--protocol plain``). When strict JSON
+fails on a reply that starts with a code fence, ``<think>`` or prose, or has text after
+the value, the error says which option reads it; ``--protocol json`` on an input that
+holds no value at all fails saying so.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import re
 
 from unspool.cli.inputs import InputError
 from unspool.cli.parsers import StreamParser
-from unspool.cli.records import Record
+from unspool.cli.records import JsonDone, Record
 from unspool.cli.replay import Chunk, RecordedStream, detect_format, guess_protocol
+from unspool.core.errors import UNSET
 from unspool.events import ActionStarted, FinishReason
 
-__all__ = ["HEAD_CHARS", "CheckedParser", "mismatch", "strict_json_hint"]
+__all__ = ["HEAD_CHARS", "NO_VALUE", "CheckedParser", "mismatch", "strict_json_hint"]
 
 HEAD_CHARS = 65536
 """How much of the input's start is kept to tell what it is."""
@@ -29,9 +32,14 @@ _NAMES = {
     "json": "a JSON value",
     "interleaved": "an interleaved JSON array of text and actions",
     "tags": "prose with action tags",
+    "plain": "plain text",
 }
 _TEXT_PROTOCOLS = frozenset(_NAMES)
+_STREAMS_PROSE = frozenset({"interleaved", "tags"})
+"""The protocols that show plain text as text (and so read it well)."""
 _ARRAY_OF_ITEMS = re.compile(r'\[\s*\{\s*"(type|tool_name)"\s*:')
+_JSON_OPENER = re.compile(r"[{\[]")
+NO_VALUE = "the input holds no JSON value"
 _FENCE = re.compile(r"\s*(```|~~~)")
 _THINK = re.compile(r"\s*<think\b", re.IGNORECASE)
 
@@ -46,7 +54,10 @@ def _fitting(head: str) -> str | None:
             return guess_protocol(recorded, "sse")
         except InputError:  # SSE, but of no provider we know
             return None
-    return guess_protocol(recorded, "raw")
+    fits = guess_protocol(recorded, "raw")
+    if fits == "interleaved" and not _JSON_OPENER.search(head):
+        return "plain"  # the guess streams prose as interleaved; it is plain text
+    return fits
 
 
 def mismatch(protocol: str, head: str, actions: int) -> str | None:
@@ -57,6 +68,13 @@ def mismatch(protocol: str, head: str, actions: int) -> str | None:
         return None
     if protocol not in _TEXT_PROTOCOLS or fits not in _TEXT_PROTOCOLS:
         pass  # a provider stream read as text, or text read as one: always wrong
+    elif fits == "plain":
+        if protocol in _STREAMS_PROSE:
+            return None  # shown as text, as plain would show it
+    elif protocol == "plain":
+        if fits == "interleaved" and not _ARRAY_OF_ITEMS.search(head):
+            return None  # prose with a bracket or a brace in it
+        # else tags, an array of items or a JSON value shown as bare text
     elif protocol == "interleaved" and fits == "tags" and actions == 0:
         pass  # tags streamed as prose
     elif protocol == "tags" and actions == 0 and _ARRAY_OF_ITEMS.search(head):
@@ -65,7 +83,7 @@ def mismatch(protocol: str, head: str, actions: int) -> str | None:
         return None
     looks = _describe(fits)
     if fits == "interleaved" and not _ARRAY_OF_ITEMS.search(head):
-        looks = "plain text"  # which the interleaved protocol streams as text
+        looks = "prose"  # which the interleaved protocol streams as text
     return f"the input looks like {looks}, not {_describe(protocol)}: try --protocol {fits}"
 
 
@@ -101,6 +119,11 @@ class CheckedParser:
         """After :meth:`finish`: why the protocol does not fit the input, or None."""
 
     @property
+    def empty(self) -> bool:
+        """Whether no character has been fed (yet)."""
+        return self._kept == 0
+
+    @property
     def head(self) -> str:
         """The start of the input seen so far (at most :data:`HEAD_CHARS`)."""
         return "".join(self._head)
@@ -126,6 +149,9 @@ class CheckedParser:
             raise self._explained(exc) from None
         self._count(records)
         self.problem = mismatch(self._protocol, self.head, self._actions)
+        no_value = any(isinstance(r, JsonDone) and r.value is UNSET for r in records)
+        if self.problem is None and no_value and self._kept:
+            self.problem = NO_VALUE
         return records
 
     def _count(self, records: list[Record]) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "SessionModel",
     "SessionStats",
     "TextBlock",
+    "diagnostic_text",
     "error_summary",
     "invalid_detail",
     "session_summary",
@@ -157,6 +158,19 @@ def error_summary(errors: tuple[Mapping[str, Any], ...]) -> str:
     return "; ".join(str(error.get("message", error)) for error in errors)
 
 
+CUT_OFF_NOTE = "cut off: the reply ended before it was complete; an action it cut off is not run"
+"""How the views word the lenient reader's ``truncated`` repair (the demo page too)."""
+
+
+def diagnostic_text(diagnostic: Diagnostic) -> str:
+    """A diagnostic as the views show it: ``kind: message``. The lenient reader reports the
+    end of a cut-off reply as a ``truncated`` repair (it closed what was open, to read
+    what arrived): that reads as the cut it is, never as a repaired action."""
+    if diagnostic.kind == "repair" and diagnostic.message.startswith("truncated:"):
+        return CUT_OFF_NOTE
+    return f"{diagnostic.kind}: {diagnostic.message}"
+
+
 class SessionModel:
     """The blocks of one reply, updated record by record."""
 
@@ -206,7 +220,7 @@ class SessionModel:
             self._note("failed", f"{record.name} ({record.id}) failed: {record.error}")
         elif isinstance(record, Diagnostic):
             self.diagnostics += 1
-            self._note("diagnostic", f"{record.kind}: {record.message}")
+            self._note("diagnostic", diagnostic_text(record))
         elif isinstance(record, Repair):
             self.repairs += 1
             self._note("repair", f"repaired {record.kind} at {record.pos}: {record.message}")

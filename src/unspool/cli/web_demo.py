@@ -4,7 +4,9 @@ The page (``unspool/web/static/``) reads the ``"unspool"`` format with a plain
 ``EventSource``; its switch (on at ``/ai-sdk``) plays the same replies through the Vercel AI
 SDK's own chat client instead, reading the ``"ai-sdk"`` format. That client is built on
 demand (:mod:`unspool.web.ai_sdk_build`, ``unspool demo --web --build-ai-sdk``); while it
-is not, the page disables the switch and says how to build it.
+is not, the page disables the switch and, folded away, names the command that builds it.
+The replies are read as the terminal demo reads them (leniently unless ``--strict``), and
+the page says which.
 The server side is what an application would write: a protocol parser per reply, fed
 the recorded chunks at their recorded pace, its events sent with
 :class:`~unspool.web.ResumableStreams` (so a dropped connection resumes) or
@@ -15,8 +17,9 @@ Routes:
 * ``GET /``, ``GET /ai-sdk``: the page; ``/static/...`` its files;
 * ``GET /vendor/ai-sdk-chat.js`` (and its ``.LICENSES.txt``): the built AI SDK client,
   404 with what to do when it is not built;
-* ``GET /api/replies``: the replies' names, titles and protocols, and ``aiSdk``:
-  ``{"built": bool, "help": str}``;
+* ``GET /api/replies``: the replies' names, titles and protocols, ``reading``
+  (``"lenient"`` or ``"strict"``), and ``aiSdk``: ``{"built": bool, "help": str}`` (the
+  help names the command, never a folder of the server);
 * ``POST /api/runs`` (JSON ``{"reply": name}``): starts a reply, answers
   ``{"events": url}``; ``GET`` that url: its events (``Last-Event-ID`` resumes);
 * ``POST /api/chat``: the AI SDK transport's request (``{"reply": name, ...}``), answered
@@ -27,19 +30,24 @@ Routes:
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
+import shutil
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import click
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unspool.cli.demo import demo_registry, demo_streams
+from unspool.cli.demo import SERVER_FAILED, demo_registry, demo_streams, reading
 from unspool.cli.replay import RecordedStream
 from unspool.events import Event, new_stream_id
 from unspool.protocols.emitter import ActionValidator
@@ -47,25 +55,76 @@ from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.tags import TagParser
 from unspool.sources.parsers import TextParser
 from unspool.web import EventStreamResponse, ResumableStreams
-from unspool.web.ai_sdk_build import BUNDLE, LICENSES, ai_sdk_dir, build_help, built_ai_sdk
+from unspool.web.ai_sdk_build import (
+    BUILD_COMMAND,
+    BUNDLE,
+    LICENSES,
+    ai_sdk_dir,
+    build_help,
+    built_ai_sdk,
+)
 from unspool.web.static import STATIC_DIR
 
-__all__ = ["create_demo_app", "play_reply"]
+__all__ = ["ServerCannotListen", "create_demo_app", "listen", "play_reply", "serve", "url_of"]
 
 
-def _parser(stream: RecordedStream, registry: ActionValidator | None) -> TextParser:
-    """Lenient, so the shop's missing comma is repaired (and reported as a diagnostic)."""
+class ServerCannotListen(click.ClickException):
+    """The demo's server cannot listen where asked: one line, exit status 3."""
+
+    exit_code = SERVER_FAILED
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` (0: a free port), for :func:`serve`; bound before
+    anything is printed, so a busy port fails at once, naming the port."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise ServerCannotListen(f"cannot listen on {host}: {exc.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # not over a live listener
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServerCannotListen(
+                f"port {port} on {host} is in use: stop what uses it, or choose another "
+                f"port with --port (--port 0 takes any free one)"
+            ) from None
+        raise ServerCannotListen(f"cannot listen on {host} port {port}: {exc.strerror}") from None
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The page's address for a socket from :func:`listen`."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def page_help() -> str:
+    """What the page says about the AI SDK client while it is not built: the command
+    only (the server's cache folder is for its terminal, not for the page)."""
+    tools = shutil.which("node") is not None and shutil.which("npm") is not None
+    needs = "" if tools else " (it needs node and npm)"
+    return f"To read the replies with it too, run `{BUILD_COMMAND}` once{needs}."
+
+
+def _parser(stream: RecordedStream, registry: ActionValidator | None, lenient: bool) -> TextParser:
+    """The reply's protocol parser, reading as the terminal demo does."""
     stream_id = new_stream_id(stream.name or "reply")
     if stream.protocol == "tags":
-        return TagParser(stream_id=stream_id, registry=registry, lenient=True)
-    return InterleavedParser(stream_id=stream_id, registry=registry, lenient=True)
+        return TagParser(stream_id=stream_id, registry=registry, lenient=lenient)
+    return InterleavedParser(stream_id=stream_id, registry=registry, lenient=lenient)
 
 
 async def play_reply(
-    stream: RecordedStream, registry: ActionValidator | None, speed: float
+    stream: RecordedStream, registry: ActionValidator | None, speed: float, lenient: bool = True
 ) -> AsyncIterator[Event]:
     """The events of a recorded reply, each chunk fed after its recorded delay / ``speed``."""
-    parser = _parser(stream, registry)
+    parser = _parser(stream, registry, lenient)
     for chunk in stream.chunks:
         await asyncio.sleep((chunk.delay or 0.0) / speed)
         for event in parser.feed(chunk.text):
@@ -75,9 +134,14 @@ async def play_reply(
 
 
 def create_demo_app(
-    *, speed: float = 1.0, keepalive: float = 15.0, ai_sdk: Path | None = None
+    *,
+    speed: float = 1.0,
+    keepalive: float = 15.0,
+    ai_sdk: Path | None = None,
+    lenient: bool = True,
 ) -> Starlette:
-    """The demo's web application; ``speed`` plays the recordings X times faster; the AI
+    """The demo's web application; ``speed`` plays the recordings X times faster,
+    ``lenient`` reads them as ``unspool demo`` does (``--strict``: False); the AI
     SDK client is served from the folder ``ai_sdk`` (default: :func:`ai_sdk_dir`) once
     built there (checked on each request, so a build while it runs is picked up)."""
     if speed <= 0:
@@ -106,12 +170,12 @@ def create_demo_app(
             {"name": name, "title": s.title, "protocol": s.protocol} for name, s in replies.items()
         ]
         built = built_ai_sdk(ai_sdk_folder) is not None
-        help_text = "" if built else build_help(ai_sdk_folder)
         return JSONResponse(
             {
                 "replies": listing,
                 "validated": registry is not None,
-                "aiSdk": {"built": built, "help": help_text},
+                "reading": reading(lenient),
+                "aiSdk": {"built": built, "help": "" if built else page_help()},
             }
         )
 
@@ -130,7 +194,7 @@ def create_demo_app(
         if stream is None:
             return JSONResponse({"error": f"reply must be one of {sorted(replies)}"}, 400)
         key = os.urandom(8).hex()
-        runs.start(key, play_reply(stream, registry, speed))
+        runs.start(key, play_reply(stream, registry, speed, lenient))
         return JSONResponse({"events": f"/api/runs/{key}/events"})
 
     async def run_events(request: Request) -> Response:
@@ -142,7 +206,7 @@ def create_demo_app(
         stream = reply_named((await body_of(request)).get("reply"))
         if stream is None:
             return JSONResponse({"error": f"reply must be one of {sorted(replies)}"}, 400)
-        events = play_reply(stream, registry, speed)
+        events = play_reply(stream, registry, speed, lenient)
         return EventStreamResponse(events, format="ai-sdk", keepalive=keepalive)
 
     async def ag_ui(request: Request) -> Response:
@@ -152,7 +216,7 @@ def create_demo_app(
         if stream is None:
             return JSONResponse({"error": f"forwardedProps.reply: one of {sorted(replies)}"}, 400)
         return EventStreamResponse(
-            play_reply(stream, registry, speed),
+            play_reply(stream, registry, speed, lenient),
             format="ag-ui",
             keepalive=keepalive,
             thread_id=body.get("threadId") if isinstance(body.get("threadId"), str) else None,
@@ -174,8 +238,7 @@ def create_demo_app(
     )
 
 
-def serve(host: str, port: int, speed: float) -> None:
-    """Run the demo with uvicorn until interrupted."""
-    import uvicorn
-
-    uvicorn.run(create_demo_app(speed=speed), host=host, port=port, log_level="warning")
+def serve(sock: socket.socket, speed: float, *, lenient: bool = True) -> None:
+    """Run the demo with uvicorn on a socket from :func:`listen` until interrupted."""
+    app = create_demo_app(speed=speed, lenient=lenient)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

@@ -12,6 +12,12 @@ Needs the extra ``unspool[web]`` (Starlette, uvicorn, ag-ui-protocol).
 
 from __future__ import annotations
 
+from unspool.extras import needs_extra
+
+with needs_extra("web", "unspool.web"):
+    import anyio  # noqa: F401
+    import starlette  # noqa: F401
+
 from unspool.web.encode import FORMATS, FormatName, SseFormat, aencode_sse, encode_sse
 from unspool.web.formats.base import GENERIC_ERROR
 from unspool.web.responses import EventStreamResponse

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from unspool.actions.ledgers.base import Claim, ClaimStatus, Ledger, LedgerError, Record
 from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.ledgers.sqlite import SqliteLedger
+from unspool.extras import needs_extra
 
 BACKENDS: dict[str, tuple[str, str]] = {
     "PostgresLedger": ("unspool.actions.ledgers.postgres", "postgres"),
@@ -32,13 +33,8 @@ def __getattr__(name: str) -> Any:
     if name not in BACKENDS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, extra = BACKENDS[name]
-    try:
+    with needs_extra(extra, name):  # the backend module names what it misses itself
         value = getattr(importlib.import_module(module), name)
-    except ImportError as exc:
-        raise ImportError(
-            f"{name} needs the optional dependencies of unspool[{extra}] "
-            f"(pip install 'unspool[{extra}]'): {exc}"
-        ) from exc
     globals()[name] = value
     return value
 

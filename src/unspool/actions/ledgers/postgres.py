@@ -20,13 +20,15 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-import psycopg
-from psycopg import pq
-from psycopg_pool import AsyncConnectionPool, ConnectionPool
-
 from unspool.actions.ledgers.base import Ledger, LedgerError, Record
 from unspool.actions.ledgers.codec import to_text
 from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
+from unspool.extras import needs_extra
+
+with needs_extra("postgres", "PostgresLedger"):
+    import psycopg
+    from psycopg import pq
+    from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 __all__ = ["SCHEMA", "PostgresLedger"]
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis
-import redis.asyncio
-
 from unspool.actions.ledgers.base import Ledger, Record
 from unspool.actions.ledgers.codec import to_text
 from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
+from unspool.extras import needs_extra
+
+with needs_extra("redis", "RedisLedger"):
+    import redis
+    import redis.asyncio
 
 __all__ = ["RedisLedger"]
 

@@ -24,6 +24,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from unspool.extras import needs_extra
+
+with needs_extra("web", 'the "ag-ui" format'):
+    import ag_ui  # noqa: F401
+
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,

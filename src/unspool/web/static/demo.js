@@ -1,6 +1,7 @@
 // The unspool demo page: reads the "unspool" SSE format with a plain EventSource.
 // Text streams in; each action's panel fills in from its args deltas; an action runs in
 // the page only on action_complete; invalid and truncated actions are shown, never run.
+// Playing a reply again starts its stage and its transcript afresh.
 "use strict";
 
 const EVENT_TYPES = [
@@ -58,6 +59,30 @@ const ACTIONS = {
     return `went to ${path}`;
   },
 };
+
+// What the page says for a diagnostic. The lenient reader reports the end of a cut-off
+// reply as a "truncated" repair (it closed what was open to read what arrived): that is
+// a note about the cut, not a repaired action, which stays "not run: truncated".
+function noteText(event) {
+  if (event.kind === "repair" && /^truncated\b/.test(event.message)) {
+    return "note (cut off): the reply ended before it was complete; " +
+      "an action it cut off is not run";
+  }
+  return `note (${event.kind}): ${event.message}`;
+}
+
+// Each reply's stage as the page first drew it, put back before the reply plays again.
+const STAGES = {};
+for (const stage of document.querySelectorAll(".stage .panel")) {
+  STAGES[stage.id] = stage.innerHTML;
+}
+
+function resetStage(name) {
+  const stage = document.getElementById(`stage-${name}`);
+  if (stage) stage.innerHTML = STAGES[stage.id];
+  const old = document.querySelector(`#transcript article[data-reply="${CSS.escape(name)}"]`);
+  if (old) old.remove();
+}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -124,7 +149,7 @@ class ReplyView {
       case "action_complete": return this.complete(event);
       case "action_invalid": return this.invalid(event);
       case "diagnostic":
-        this.body.append(el("div", "diagnostic", `note (${event.kind}): ${event.message}`));
+        this.body.append(el("div", "diagnostic", noteText(event)));
         this.run = null;
         return;
       case "stream_error":
@@ -202,6 +227,7 @@ function chosenClient() {
 
 async function play(name, title) {
   const client = chosenClient();
+  resetStage(name);
   const view = new ReplyView(name, title);
   view.root.dataset.client = client;
   setStatus(`Playing ${title}...`);
@@ -214,28 +240,40 @@ async function play(name, title) {
   setStatus(`Played ${title} (${client}): ${view.root.dataset.done || "the stream was lost"}.`);
 }
 
+const READINGS = {
+  lenient: "The replies are read leniently, as unspool demo reads them: what the model got " +
+    "wrong is repaired and shown as a note (--strict reads them as strict JSON).",
+  strict: "The replies are read as strict JSON, as unspool demo --strict reads them: a " +
+    "malformed action is invalid and never runs.",
+};
+
 // The AI SDK client is built on demand (`unspool demo --web --build-ai-sdk`): until it is,
-// its switch is off and the page says what to do; the "unspool" format needs nothing.
-async function setUpClients() {
+// its switch is off and the command that builds it is folded away under the switch; the
+// "unspool" format needs nothing.
+async function setUp() {
   const fieldset = document.getElementById("client");
   const aiSdk = fieldset.querySelector('input[value="ai-sdk"]');
-  let state = { built: false, help: "The server did not say whether the AI SDK client is built." };
+  let info = { aiSdk: { built: false, help: "The server did not say." }, reading: null };
   try {
-    state = (await (await fetch("/api/replies")).json()).aiSdk;
+    info = await (await fetch("/api/replies")).json();
   } catch (error) {
-    state.help += ` (${error})`;
+    info.aiSdk.help += ` (${error})`;
   }
+  const state = info.aiSdk;
   aiSdk.disabled = !state.built;
   if (state.built && location.pathname === "/ai-sdk") aiSdk.checked = true;
   const help = document.getElementById("ai-sdk-help");
-  help.textContent = state.help;
+  document.getElementById("ai-sdk-help-text").textContent = state.help;
   help.hidden = state.built;
   fieldset.dataset.aiSdk = state.built ? "built" : "missing";
+  const reading = document.getElementById("reading");
+  reading.textContent = READINGS[info.reading] || "";
+  document.body.dataset.reading = info.reading || "unknown";
 }
-setUpClients();
+setUp();
 
-document.getElementById("modal-close").addEventListener("click", () => {
-  document.getElementById("product-modal").hidden = true;
+document.querySelector(".stage").addEventListener("click", (event) => {
+  if (event.target.id === "modal-close") document.getElementById("product-modal").hidden = true;
 });
 
 for (const button of document.querySelectorAll("nav button")) {
