@@ -44,6 +44,7 @@ from unspool.cli.view_model import (
     SessionStats,
     TextBlock,
     error_summary,
+    hosted_summary,
     invalid_detail,
     session_summary,
     totals_summary,
@@ -57,6 +58,8 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Diagnostic,
+    HostedToolInput,
+    HostedToolResult,
     ReasoningDelta,
     StreamDone,
     StreamError,
@@ -92,6 +95,7 @@ _NOTE_STYLES = {
     "schema": "red",
     "result": "green",
     "valid": "green",
+    "hosted": "cyan",
 }
 
 
@@ -430,6 +434,8 @@ class PlainView:
             self._line(f"[action {record.name} {record.id}] result {result}")
         elif isinstance(record, ActionFailed):
             self._line(f"[action {record.name} {record.id}] failed: {record.error}")
+        elif isinstance(record, (HostedToolInput, HostedToolResult)):
+            self._line(f"[hosted] {hosted_summary(record)}")
         elif isinstance(record, Diagnostic):
             self._line(f"[diagnostic] {record.kind}: {record.message}")
         elif isinstance(record, Repair):
