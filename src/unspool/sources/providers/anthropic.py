@@ -272,7 +272,7 @@ class AnthropicDecoder(ProviderDecoder):
     def _hosted_call(self, key: Hashable, kind: str, block: Any) -> list[Event]:
         """A ``server_tool_use`` or ``mcp_tool_use`` block starts: its input streams."""
         server = get_str(block, "server_name")
-        self._inputs[key] = (plain(get(block, "input")), [])
+        self._inputs[key] = (_field(block, "input"), [])
         return self.merger.hosted_start(
             key,
             get_str(block, "name") or kind,
@@ -306,7 +306,7 @@ class AnthropicDecoder(ProviderDecoder):
         if key is None:  # its call was not seen: the result still shows
             key = ("result", call_id)
             events += merger.hosted_start(key, kind.removesuffix("_tool_result"), call_id, kind)
-        content = plain(get(block, "content"))
+        content = _field(block, "content")
         return events + merger.hosted_result(key, content, _result_error(block, content), kind)
 
     # ----------------------------------------------------------- citations
@@ -337,6 +337,12 @@ class AnthropicDecoder(ProviderDecoder):
         for key in list(self._citations):
             events += self._cite(key)
         return events
+
+
+def _field(block: Any, name: str) -> Any:
+    """A block's field as its JSON form (an SDK block's nested blocks included)."""
+    fields = plain(block)
+    return fields.get(name) if isinstance(fields, Mapping) else None
 
 
 def _result_error(block: Any, content: Any) -> str | None:

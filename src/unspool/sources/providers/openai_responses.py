@@ -83,8 +83,12 @@ RESULT_ITEMS: dict[str, tuple[str, str]] = {
 """Output items that carry the result of a provider-run call (named by its ``call_id``):
 the call's tool name and the field holding the result."""
 
-_SEPARATE_RESULT = frozenset({"shell_call", "tool_search_call", "program"})
-"""Provider-run calls whose result comes as an item of its own."""
+_SEPARATE_RESULT = {
+    "shell_call": "shell_call_output",
+    "tool_search_call": "tool_search_output",
+    "program": "program_output",
+}
+"""Provider-run calls whose result comes as an item of its own, and that item's type."""
 
 _SERVER_CALL_ID = re.compile(r"[a-z]{2}_call[_-]")
 """xAI's ids of its server-side tool calls (``xs_call_24148162``, ``xs_call-<uuid>-0``):
@@ -163,6 +167,7 @@ class ResponsesReader:
     """The Responses API half of an :class:`OpenAIDecoder`."""
 
     __slots__ = (
+        "_awaiting",
         "_custom",
         "_d",
         "_last_key",
@@ -180,6 +185,7 @@ class ResponsesReader:
         self._streamed: set[Hashable] = set()  # calls whose arguments came as deltas
         self._custom: dict[Hashable, bool] = {}  # open custom tool calls: input streamed?
         self._noted: set[Hashable] = set()  # other items reported
+        self._awaiting: dict[str, list[Hashable]] = {}  # result item type -> calls, in order
         self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
         self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
         self._last_key: Hashable = 0
@@ -409,16 +415,26 @@ class ResponsesReader:
             text = get(item, "input")
             given = text if isinstance(text, str) else given
         events += merger.hosted_input(key, given)
-        if kind not in _SEPARATE_RESULT:
+        result_kind = _SEPARATE_RESULT.get(kind)
+        if result_kind is None:
             events += merger.hosted_result(key, output, _hosted_error(item), kind)
+        elif key not in (waiting := self._awaiting.setdefault(result_kind, [])):
+            waiting.append(key)
         return events
 
     def _hosted_output(self, kind: str, item: Any) -> list[Event]:
-        """An item holding the result of a provider-run call (``shell_call_output``...)."""
+        """An item holding the result of a provider-run call (``shell_call_output``...):
+        the call its ``call_id`` names, else (a server tool search gives none) the first
+        call still waiting for an item of this type."""
         merger = self._d.merger
         name, field = RESULT_ITEMS[kind]
         call_id = get_str(item, "call_id")
+        waiting = self._awaiting.get(kind, [])
         key = merger.hosted.key_of(call_id)
+        if key is None and call_id is None and waiting:
+            key = waiting[0]
+        if key in waiting:
+            waiting.remove(key)
         events: list[Event] = []
         if key is None:  # its call was not seen: the result still shows
             key = ("result", call_id or get_str(item, "id"))
