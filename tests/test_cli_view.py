@@ -26,6 +26,9 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Diagnostic,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     StreamDone,
     StreamError,
@@ -189,6 +192,33 @@ def test_action_panels_show_args_and_verdict() -> None:
         "│ Expecting ',' delimiter     │\n"
         '│ raw: {"a": 1 "b": 2}        │\n'
         "╰─ ✗ invalid: malformed_json ─╯\n"
+    )
+
+
+def test_a_provider_run_tool_is_a_note_in_both_views() -> None:
+    records: list[Record] = [
+        HostedToolStarted("s/hosted:0", "web_search", "srvtoolu_1", "server_tool_use"),
+        HostedToolInput("s/hosted:0", "web_search", {"query": "météo"}),
+        HostedToolResult("s/hosted:0", "web_search", ["x" * 300], None, "web_search_tool_result"),
+        HostedToolResult("s/hosted:1", "fetch", None, "unavailable"),
+    ]
+    model = SessionModel()
+    for record in records:
+        model.apply(record)
+    clipped = '["' + "x" * 198 + "… (304 characters)"
+    assert model.blocks == [
+        NoteBlock(
+            "hosted", 'web_search (s/hosted:0), run by the provider, input {"query": "météo"}'
+        ),
+        NoteBlock("hosted", f"web_search (s/hosted:0), run by the provider, returned {clipped}"),
+        NoteBlock("hosted", "fetch (s/hosted:1), run by the provider, failed: unavailable"),
+    ]
+    assert rendered(render_block(model.blocks[0])).startswith("! web_search (s/hosted:0)")
+    out = io.StringIO()
+    view = PlainView(out)
+    view.update(records)
+    assert out.getvalue().splitlines()[0] == (
+        '[hosted] web_search (s/hosted:0), run by the provider, input {"query": "météo"}'
     )
 
 

@@ -29,6 +29,9 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     StreamDone,
 )
 from unspool.jsonsafe import CIRCULAR, MAX_DEPTH, TOO_DEEP, to_jsonable
@@ -272,6 +275,9 @@ def _events(value: Any) -> list[Event]:
         ActionInvalid("s:0", 0, "act", "schema", (mapping,)),
         ActionFailed("s:0", 0, "act", "boom", "ValueError"),
         Citation("url_citation", raw=mapping),
+        HostedToolStarted("s/hosted:0", "web_search", "ws_1", "web_search_call", {"k": "v"}),
+        HostedToolInput("s/hosted:0", "web_search", value),
+        HostedToolResult("s/hosted:0", "web_search", value, None, "web_search_call"),
         Diagnostic("note", "x"),
         StreamDone("complete"),
     ]

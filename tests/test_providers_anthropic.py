@@ -18,6 +18,8 @@ from unspool.events import (
     ActionStarted,
     Citation,
     Diagnostic,
+    HostedToolInput,
+    HostedToolStarted,
     RefusalDelta,
     StreamDone,
     TextDelta,
@@ -131,7 +133,7 @@ def block_delta(index: int, delta: dict[str, object]) -> dict[str, object]:
 
 
 def test_decoder_server_tools_redacted_thinking_and_unknown_deltas() -> None:
-    decoder = AnthropicDecoder()
+    decoder = AnthropicDecoder(stream_id="s")
     events = decoder.feed(block_start(0, {"type": "redacted_thinking", "data": "xx"}))
     events += decoder.feed(
         block_start(1, {"type": "server_tool_use", "id": "srv", "name": "web_search", "input": {}})
@@ -145,11 +147,8 @@ def test_decoder_server_tools_redacted_thinking_and_unknown_deltas() -> None:
     events += decoder.finish()
     assert events == [
         Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
-        Diagnostic(
-            "hosted_tool",
-            "content block of type 'server_tool_use' is run by the provider, not an action",
-            text="server_tool_use",
-        ),
+        HostedToolStarted("s/hosted:0", "web_search", "srv", "server_tool_use"),
+        HostedToolInput("s/hosted:0", "web_search", {"q": 1}),
         TextDelta("Hi"),
         RefusalDelta(""),
         Citation("citation", start=0, end=2),  # the block never ended: sent at the end

@@ -170,7 +170,7 @@ CARRY_NOTHING = {
     "response.output_item.done:reasoning",
     "response.output_item.added:tool_search_call",  # provisional call_id: starts when done
     "response.output_item.done:custom_tool_call",  # closed by custom_tool_call_input.done
-    "response.output_item.done:web_search_call",  # reported when it was added
+    "response.output_item.added:shell_call",  # says not where it runs: read when done
     "response.shell_call_command.added",  # the commands arrive whole with the item
     "response.shell_call_command.delta",
     "response.shell_call_command.done",

@@ -21,6 +21,9 @@ from unspool.events import (
     ActionStarted,
     Citation,
     Diagnostic,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     StreamDone,
     StreamError,
@@ -267,20 +270,21 @@ def test_citations_code_execution_and_other_candidates(server: ReplayServer) -> 
     gemini = client(server)
     stream = gemini.models.generate_content_stream(model=MODEL, contents="x")
     events = collect(from_gemini(stream))
-    citation = events[5]
+    citation = events[6]
     assert isinstance(citation, Citation)
     assert events == [
         TextDelta("Héllo, wörld!"),
         Diagnostic("ignored_choice", "candidate 1 is ignored: following candidate 0"),
-        Diagnostic(
-            "ignored_part",
-            "part of kind 'executable_code' is handled by the provider, not an action",
-            text="executable_code",
+        HostedToolStarted("stream/hosted:0", "code_execution", None, "executable_code"),
+        HostedToolInput(
+            "stream/hosted:0", "code_execution", {"language": "PYTHON", "code": "print(1)"}
         ),
-        Diagnostic(
-            "ignored_part",
-            "part of kind 'code_execution_result' is handled by the provider, not an action",
-            text="code_execution_result",
+        HostedToolResult(
+            "stream/hosted:0",
+            "code_execution",
+            {"outcome": "OUTCOME_OK", "output": "1"},
+            None,
+            "code_execution_result",
         ),
         TextDelta(" Bye."),
         Citation("citation", url="https://ex.org/a", start=6, end=12, raw=citation.raw),

@@ -18,6 +18,9 @@ from unspool.events import (
     ActionStarted,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     StreamDone,
     TextDelta,
 )
@@ -31,7 +34,8 @@ def kinds(events: list[Event]) -> list[str]:
 
 def well_formed(events: list[Event]) -> None:
     """One StreamDone, last; every started action ends once; no payload fell through
-    to the last-resort report."""
+    to the last-resort report; a provider-run call starts once, before its input and its
+    result (at most one of each), and never shares an id with an action."""
     assert isinstance(events[-1], StreamDone)
     assert sum(isinstance(e, StreamDone) for e in events) == 1
     assert "unreadable_event" not in kinds(events), events
@@ -39,6 +43,17 @@ def well_formed(events: list[Event]) -> None:
     ended = Counter(e.id for e in events if isinstance(e, (ActionComplete, ActionInvalid)))
     assert all(ended[i] == 1 for i in started), events
     assert all(n == 1 for n in ended.values())
+    hosted: set[str] = set()
+    for phase in (HostedToolStarted, HostedToolInput, HostedToolResult):
+        ids = [e.id for e in events if isinstance(e, phase)]
+        assert len(ids) == len(set(ids)), events
+        assert phase is HostedToolStarted or set(ids) <= hosted, events
+        hosted.update(ids)
+    assert not hosted & (started | set(ended)), events
+    for event in events:  # each phase after the call started
+        if isinstance(event, (HostedToolInput, HostedToolResult)):
+            first = next(e for e in events if isinstance(e, HostedToolStarted) and e.id == event.id)
+            assert events.index(first) < events.index(event), events
 
 
 @pytest.mark.parametrize(
@@ -119,7 +134,8 @@ FIELDS = [
     "item", "output_index", "item_id", "content_index", "summary_index", "annotation",
     "start_index", "end_index", "input", "action", "execution", "response", "error",
     "incomplete_details", "reason", "content_block", "partial_json", "stop_reason",
-    "citation", "chunk", "context",
+    "citation", "chunk", "context", "executed_tools", "environment", "tool_use_id",
+    "is_error", "server_label", "output", "status",
 ]  # fmt: skip
 OPENAI_TYPES = [
     "chunk", "response.output_text.delta", "response.output_text.annotation.added",
@@ -133,7 +149,8 @@ OPENAI_TYPES = [
 ITEM_TYPES = [
     "function_call", "custom_tool_call", "shell_call", "local_shell_call", "apply_patch_call",
     "computer_call", "tool_search_call", "mcp_approval_request", "web_search_call", "message",
-    "reasoning", "mystery",
+    "reasoning", "mystery", "mcp_call", "code_interpreter_call", "shell_call_output",
+    "tool_search_output", "x_search_call", "container_auto", "local",
 ]  # fmt: skip
 ANTHROPIC_TYPES = [
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
@@ -142,7 +159,8 @@ ANTHROPIC_TYPES = [
 BLOCK_TYPES = [
     "text", "thinking", "tool_use", "redacted_thinking", "server_tool_use",
     "web_search_tool_result", "text_delta", "input_json_delta", "thinking_delta",
-    "citations_delta", "signature_delta", "mystery",
+    "citations_delta", "signature_delta", "mystery", "mcp_tool_use", "mcp_tool_result",
+    "web_search_tool_result_error",
 ]  # fmt: skip
 
 scalars = (
@@ -192,6 +210,12 @@ OPENAI_TEMPLATES: list[dict[str, Any]] = [
     item("shell_call", call_id="c", action={"commands": ["ls"]}),
     item("tool_search_call", call_id="c", execution="client", arguments={}),
     item("web_search_call", id="ws"),
+    item("shell_call", call_id="c2", environment={"type": "container_auto"}, action={"commands": ["ls"]}),
+    item("custom_tool_call", name="x_keyword_search", call_id="xs_call_1", input=""),
+    {"type": "response.output_item.done", "output_index": 5, "item": {"type": "mcp_call", "id": "m", "name": "f", "server_label": "s", "arguments": "{}", "output": "o", "error": {"message": "e"}, "status": "failed"}},
+    {"type": "response.output_item.done", "output_index": 6, "item": {"type": "shell_call_output", "call_id": "c2", "output": [{"stdout": "x"}]}},
+    {"type": "response.output_item.done", "output_index": 7, "item": {"type": "tool_search_output", "call_id": None, "execution": "server", "tools": []}},
+    chat({"executed_tools": [{"index": 0, "type": "search", "arguments": "{}", "output": "r"}]}),
     {"type": "response.output_item.done", "output_index": 3, "item": {"type": "message", "content": [{"type": "output_text", "text": "t", "annotations": [{"type": "url_citation", "start_index": 0}]}, {"type": "refusal", "refusal": "r"}]}},
     {"type": "response.output_item.done", "output_index": 4, "item": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "s"}]}},
     chat({"annotations": [{"type": "url_citation", "url_citation": {"url": "u", "start_index": 0}}]}),
@@ -212,6 +236,10 @@ ANTHROPIC_TEMPLATES: list[dict[str, Any]] = [
     {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
     {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}}},
     {"type": "content_block_start", "index": 2, "content_block": {"type": "server_tool_use", "id": "s", "name": "web_search"}},
+    {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": '{"q": 1}'}},
+    {"type": "content_block_stop", "index": 2},
+    {"type": "content_block_start", "index": 4, "content_block": {"type": "web_search_tool_result", "tool_use_id": "s", "content": {"type": "web_search_tool_result_error", "error_code": "x"}}},
+    {"type": "content_block_start", "index": 5, "content_block": {"type": "mcp_tool_result", "tool_use_id": "m", "is_error": True, "content": [{"type": "text", "text": "e"}]}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hi"}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "c"}}},
     {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": '{"a": '}},

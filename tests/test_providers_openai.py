@@ -24,6 +24,7 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
     StreamDone,
@@ -233,17 +234,11 @@ def test_decoder_call_cut_without_finish_reason() -> None:
 
 
 def test_decoder_responses_errors_and_ignored_items() -> None:
-    decoder = OpenAIDecoder()
+    decoder = OpenAIDecoder(stream_id="s")
     item = {"type": "web_search_call", "id": "ws_1"}
     assert decoder.feed(
         {"type": "response.output_item.added", "output_index": 0, "item": item}
-    ) == [
-        Diagnostic(
-            "hosted_tool",
-            "output item of type 'web_search_call' is run by the provider, not an action",
-            text="web_search_call",
-        )
-    ]
+    ) == [HostedToolStarted("s/hosted:0", "web_search", "ws_1", "web_search_call")]
     assert decoder.feed(
         {"type": "response.output_text.delta", "output_index": 1, "delta": "hi"}
     ) == [TextDelta("hi")]

@@ -23,11 +23,15 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
     TextDelta,
 )
 from unspool.web import GENERIC_ERROR
+from unspool.web.formats.ag_ui import HOSTED_ACTIVITY
 from web_support.app import SECRET, build_app, reference_events
 from web_support.js import JS_SOURCES, js_clients, run_node
 from web_support.server import LiveServer
@@ -78,6 +82,19 @@ def _of(events: list[Event], kind: type[Any]) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
 
+def _hosted(events: list[Event]) -> dict[str, dict[str, Any]]:
+    """Each provider-run call of the reference: its name, input, output and error."""
+    calls: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if isinstance(event, HostedToolStarted):
+            calls[event.id] = {"name": event.name, "providerId": event.provider_id}
+        elif isinstance(event, HostedToolInput):
+            calls[event.id]["input"] = event.input
+        elif isinstance(event, HostedToolResult):
+            calls[event.id].update(output=event.output, error=event.error)
+    return calls
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: str) -> None:
     out = ai_sdk_runs[scenario]
@@ -118,18 +135,36 @@ def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: s
         assert tools[invalid.id]["state"] == "output-error"
         assert tools[invalid.id]["errorText"].startswith(f"invalid action ({invalid.reason})")
         assert tools[invalid.id].get("input") is None  # the raw text is kept as rawInput only
-    assert set(tools) == {e.id for e in [*complete, *_of(ref, ActionInvalid)]}
+    # the tools the model provider ran: providerExecuted parts, never asked to execute
+    hosted = _hosted(ref)
+    assert len(hosted) == (2 if scenario == "complete" else 0)
+    for call_id, call in hosted.items():
+        part = tools[call_id]
+        assert (part["type"], part["providerExecuted"]) == (f"tool-{call['name']}", True)
+        assert part["input"] == call["input"]
+        if call["error"] is None:
+            assert (part["state"], part["output"]) == ("output-available", call["output"])
+        else:
+            assert (part["state"], part["errorText"]) == ("output-error", call["error"])
+    assert set(tools) == {e.id for e in [*complete, *_of(ref, ActionInvalid)]} | set(hosted)
+    assert not set(hosted) & {c["toolCallId"] for c in chat["toolCalls"]}
 
     # The next request: convertToModelMessages keeps the dispatcher's outcomes as the
     # tool role's results, as for tools the AI SDK's own streamText runs on the server
-    # (never providerExecuted, which would file them as the model provider's own tools).
+    # (never providerExecuted, which would file them as the model provider's own tools);
+    # the provider's own tools are filed, call and result, inside the assistant message.
     user, assistant, tool = chat["modelMessages"]
     assert (user["role"], assistant["role"], tool["role"]) == ("user", "assistant", "tool")
     calls = [c for c in assistant["content"] if c["type"] == "tool-call"]
     assert [c["toolCallId"] for c in calls] == list(tools)
-    assert not any(c.get("providerExecuted") for c in calls)
+    assert {c["toolCallId"] for c in calls if c.get("providerExecuted")} == set(hosted)
+    filed = {r["toolCallId"]: r["output"] for r in assistant["content"] if r["type"] == "tool-result"}  # fmt: skip
+    assert list(filed) == list(hosted)
+    for call_id, call in hosted.items():
+        if call["error"] is None:
+            assert filed[call_id] == {"type": "json", "value": call["output"]}
     outputs = {r["toolCallId"]: r["output"] for r in tool["content"]}
-    assert list(outputs) == list(tools)  # every call answered
+    assert list(outputs) == [i for i in tools if i not in hosted]  # every client call answered
     for result in _of(ref, ActionResult):
         assert outputs[result.id] == {"type": "json", "value": result.result}
     for failed in _of(ref, ActionFailed):
@@ -202,6 +237,24 @@ def test_ag_ui_client_reads_the_stream(ag_ui_runs: dict[str, Any], scenario: str
     ]
     calls = {c["id"]: c for m in assistant for c in m.get("toolCalls", [])}
     results = {m["toolCallId"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}
+    # the tools the model provider ran: activity messages, never tool calls, never sent back
+    hosted = _hosted(ref)
+    activities = [m for m in messages if m["role"] == "activity"]
+    assert [(m["activityType"], m["content"]["id"]) for m in activities] == [
+        (HOSTED_ACTIVITY, call_id) for call_id in hosted
+    ]
+    for message in activities:
+        content = message["content"]
+        call = hosted[content["id"]]
+        status = "complete" if call["error"] is None else "failed"
+        assert content["status"] == status and content["name"] == call["name"]
+        assert (content["input"], content["output"], content["error"]) == (
+            call["input"],
+            call["output"],
+            call["error"],
+        )
+    assert not set(hosted) & set(calls) and not set(hosted) & set(results)
+    assert "activity" not in agent["nextRoles"]
     for event in _of(ref, ActionComplete):
         assert calls[event.id]["function"]["name"] == event.name
         assert json.loads(calls[event.id]["function"]["arguments"]) == event.args

@@ -299,7 +299,8 @@ COLLECT = """(url) => new Promise((resolve) => {
   const source = new EventSource(url);
   const types = ["text_delta", "reasoning_delta", "refusal_delta", "citation", "action_started",
     "action_args_delta", "action_complete", "action_invalid", "action_result", "action_failed",
-    "diagnostic", "stream_done", "resume_failed"];
+    "hosted_tool_started", "hosted_tool_input", "hosted_tool_result", "diagnostic",
+    "stream_done", "resume_failed"];
   let opens = 0;
   source.onopen = () => { opens += 1; };
   for (const type of types) {

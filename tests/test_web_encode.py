@@ -12,7 +12,15 @@ from ag_ui.core import Event as AgUiEvent
 from pydantic import TypeAdapter
 
 from unspool import TagParser
-from unspool.events import Event, StreamDone, StreamError, TextDelta
+from unspool.events import (
+    Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
+    StreamDone,
+    StreamError,
+    TextDelta,
+)
 from unspool.web import FORMATS, GENERIC_ERROR, aencode_sse, encode_sse
 from unspool.web.sse import comment, dumps, frame
 
@@ -123,6 +131,96 @@ def test_ag_ui_events_are_the_packages_own_and_in_order() -> None:
     assert events[9]["parentMessageId"] == events[6]["messageId"]
     assert json.loads(events[18]["content"])["reason"] == "truncated"
     assert events[-1]["result"]["reason"] == "truncated"  # it ended inside an action
+
+
+HOSTED: list[Event] = [
+    TextDelta("Hi "),
+    HostedToolStarted("s/hosted:0", "web_search", "srvtoolu_1", "server_tool_use"),
+    HostedToolInput("s/hosted:0", "web_search", {"query": "météo"}),
+    HostedToolResult("s/hosted:0", "web_search", [{"url": "u"}], None, "web_search_tool_result"),
+    HostedToolStarted("s/hosted:1", "code_execution", None, "executable_code"),
+    HostedToolResult("s/hosted:1", "code_execution", None, "OUTCOME_FAILED", "code_result"),
+    StreamDone("complete", text_chars=3),
+]
+
+
+def test_a_provider_run_tool_in_each_format() -> None:
+    """The AI SDK's provider-executed tool parts; AG-UI activity messages, never tool
+    calls; the "unspool" format's own event names."""
+    chunks = _data(list(encode_sse(HOSTED, format="ai-sdk", **IDS)))
+    done = {"providerExecuted": True}
+    assert chunks[2:-3] == [
+        {"type": "text-start", "id": "text-1"},
+        {"type": "text-delta", "id": "text-1", "delta": "Hi "},
+        {"type": "text-end", "id": "text-1"},
+        {"type": "tool-input-start", "toolCallId": "s/hosted:0", "toolName": "web_search", **done},
+        {
+            "type": "tool-input-available",
+            "toolCallId": "s/hosted:0",
+            "toolName": "web_search",
+            "input": {"query": "météo"},
+            **done,
+        },
+        {
+            "type": "tool-output-available",
+            "toolCallId": "s/hosted:0",
+            "output": [{"url": "u"}],
+            **done,
+        },
+        {
+            "type": "tool-input-start",
+            "toolCallId": "s/hosted:1",
+            "toolName": "code_execution",
+            **done,
+        },
+        {
+            "type": "tool-output-error",
+            "toolCallId": "s/hosted:1",
+            "errorText": "OUTCOME_FAILED",
+            **done,
+        },
+    ]
+    assert chunks[-2:] == [{"type": "finish", "finishReason": "stop"}, "[DONE]"]
+
+    frames = list(encode_sse(HOSTED, format="ag-ui", **IDS))
+    adapter: TypeAdapter[Any] = TypeAdapter(AgUiEvent)
+    for raw in frames:
+        adapter.validate_json(raw.decode().removeprefix("data: ").strip())
+    events = _data(frames)
+    assert [e["type"] for e in events] == [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",  # the activity keeps its place after the text
+        *["ACTIVITY_SNAPSHOT"] * 5,
+        "RUN_FINISHED",
+    ]
+    snapshots = [e for e in events if e["type"] == "ACTIVITY_SNAPSHOT"]
+    assert {e["activityType"] for e in snapshots} == {"unspool.hosted_tool"}
+    assert [e["messageId"] for e in snapshots] == ["r-s/hosted:0"] * 3 + ["r-s/hosted:1"] * 2
+    call = {"id": "s/hosted:0", "name": "web_search", "providerId": "srvtoolu_1", "kind": "server_tool_use"}  # fmt: skip
+    assert [e["content"] for e in snapshots[:3]] == [
+        {**call, "status": "running"},
+        {**call, "status": "running", "input": {"query": "météo"}},
+        {
+            **call,
+            "status": "complete",
+            "input": {"query": "météo"},
+            "output": [{"url": "u"}],
+            "error": None,
+        },
+    ]
+    assert snapshots[-1]["content"]["status"] == "failed"
+    assert events[-1]["result"] == {"reason": "complete", "actionsComplete": 0, "actionsInvalid": 0, "textChars": 3}  # fmt: skip
+
+    names = [raw.decode().split("\n")[1] for raw in encode_sse(HOSTED)]
+    assert names[1:6] == [
+        "event: hosted_tool_started",
+        "event: hosted_tool_input",
+        "event: hosted_tool_result",
+        "event: hosted_tool_started",
+        "event: hosted_tool_result",
+    ]
 
 
 def _failing() -> Iterator[Event]:

@@ -10,6 +10,9 @@ these events, in the order the model wrote things:
   :class:`ActionComplete` (the only event that allows execution) or
   :class:`ActionInvalid`.
 * :class:`ActionResult` / :class:`ActionFailed`: added by a dispatcher.
+* :class:`HostedToolStarted` -> :class:`HostedToolInput`? -> :class:`HostedToolResult`?:
+  a tool the provider runs itself (web search, code execution...), for a UI to show;
+  never an action, so nothing runs it again.
 * :class:`Diagnostic`: something skipped, repaired or ignored, never silent.
 * :class:`StreamError`: the upstream failed; events before it stay valid.
 * :class:`StreamDone`: always last.
@@ -45,6 +48,9 @@ __all__ = [
     "DoneReason",
     "Event",
     "FinishReason",
+    "HostedToolInput",
+    "HostedToolResult",
+    "HostedToolStarted",
     "ReasoningDelta",
     "RefusalDelta",
     "StreamDone",
@@ -276,6 +282,52 @@ class ActionFailed(_Event):
 
 
 @dataclass(frozen=True, slots=True, repr=False)
+class HostedToolStarted(_Event):
+    """The provider began running one of its own tools (a web search, its code
+    interpreter, a remote MCP call...): for a UI to show, never an action to run.
+
+    ``id`` is unspool's id for the call (``"{stream_id}/hosted:{n}"``, never an action's
+    id); ``name`` the tool's name (``web_search``, ``code_execution``...);
+    ``provider_id`` the provider's id for the call; ``kind`` the provider's type of the
+    call's record (``server_tool_use``, ``web_search_call``, ``executable_code``...);
+    ``attributes`` what else names it (``server``: the MCP server).  At most one
+    :class:`HostedToolInput` and one :class:`HostedToolResult` follow with its ``id``.
+    """
+
+    id: str
+    name: str
+    provider_id: str | None = None
+    kind: str | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+    type: ClassVar[str] = "hosted_tool_started"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class HostedToolInput(_Event):
+    """The input the provider's tool runs with, once it is complete: the value the
+    provider gave (an object, or the text of a custom tool's or JSON-text field)."""
+
+    id: str
+    name: str
+    input: Any
+    type: ClassVar[str] = "hosted_tool_input"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class HostedToolResult(_Event):
+    """The provider's tool ended: ``output`` is what the provider reports of its result
+    (``None`` when it reports none), ``error`` its failure, if it failed; ``kind`` the
+    provider's type of the result's record (``web_search_tool_result``...)."""
+
+    id: str
+    name: str
+    output: Any = None
+    error: str | None = None
+    kind: str | None = None
+    type: ClassVar[str] = "hosted_tool_result"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Diagnostic(_Event):
     """Something was skipped, repaired or ignored: ``kind`` says what, ``pos`` where
     (offset in the decoded stream, when known), ``text`` the input concerned."""
@@ -318,6 +370,9 @@ Event = (
     | ActionInvalid
     | ActionResult
     | ActionFailed
+    | HostedToolStarted
+    | HostedToolInput
+    | HostedToolResult
     | Diagnostic
     | StreamError
     | StreamDone

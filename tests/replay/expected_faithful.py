@@ -11,6 +11,9 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
     StreamDone,
@@ -148,11 +151,11 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             '{"arguments": "{\\"question\\": \\"¿Qué?\\"}", "name": "ask_question", "server_label": "wiki"}',
             ("mcp_approval_request", "mcpr_5"),
         ),
-        Diagnostic(
-            "hosted_tool",
-            "output item of type 'web_search_call' is run by the provider, not an action",
-            text="web_search_call",
+        HostedToolStarted("stream/hosted:0", "web_search", "ws_6", "web_search_call"),
+        HostedToolInput(
+            "stream/hosted:0", "web_search", {"action": {"type": "search", "query": "météo"}}
         ),
+        HostedToolResult("stream/hosted:0", "web_search", None, None, "web_search_call"),
         StreamDone("complete", 6, 0, 0),
     ],
     "openai_responses_refusal_citations.sse": [

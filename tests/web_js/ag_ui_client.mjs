@@ -1,7 +1,8 @@
 // Reads an "ag-ui" stream with AG-UI's own packages and prints what it saw.
 // 1. raw: every SSE data frame checked with @ag-ui/core's EventSchemas;
 // 2. agent: @ag-ui/client's HttpAgent.runAgent (its event verifier and message
-//    reducer), recording every event, the run's ending and the final messages.
+//    reducer), recording every event, the run's ending, the final messages and the roles
+//    of the messages the next run would send.
 // Usage: node ag_ui_client.mjs URL JSON_LIST_OF_FORWARDED_PROPS   (prints a list of results)
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
@@ -45,7 +46,9 @@ async function agent(forwardedProps) {
   } catch (error) {
     failure = String(error.message || error);
   }
-  return { seen, runError, runFinished, failure, messages: a.messages };
+  // what the next run would send the agent (activity messages are the UI's, never sent)
+  const nextRoles = a.prepareRunAgentInput({ runId: "run-2" }).messages.map((m) => m.role);
+  return { seen, runError, runFinished, failure, messages: a.messages, nextRoles };
 }
 
 const out = [];

@@ -6,7 +6,8 @@ request, fixed ``stream_id`` so ids match :func:`reference_events`):
 
 * ``complete``: reasoning, text, a modal, two cart additions (one with malformed JSON),
   a checkout whose handler raises, non-ASCII text; then (as a provider adapter would add
-  them) two citations, a diagnostic and a refusal;
+  them) two citations, a diagnostic, two tools the provider ran (a web search, and one
+  that failed under the name of a registered handler, which must never run) and a refusal;
 * ``truncated``: cut inside the second action, finished with ``"length"``;
 * ``failing``: the upstream raises after some chunks, an error message with a secret.
 """
@@ -29,6 +30,9 @@ from unspool.events import (
     Diagnostic,
     Event,
     FinishReason,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     RefusalDelta,
     StreamDone,
 )
@@ -36,6 +40,7 @@ from unspool.web import EventStreamResponse, ResumableStreams
 
 __all__ = [
     "EXTRAS",
+    "HOSTED",
     "REPLY",
     "SECRET",
     "build_app",
@@ -92,10 +97,22 @@ def _parser() -> TagParser:
     return TagParser(stream_id="t", reasoning=True)
 
 
+SEARCHED = [{"url": "https://example.org/kit-42", "title": "Kit 42 — 19 €"}]
+HOSTED: list[Event] = [
+    HostedToolStarted("t/hosted:0", "web_search", "srvtoolu_1", "server_tool_use"),
+    HostedToolInput("t/hosted:0", "web_search", {"query": "kit 42 prix"}),
+    HostedToolResult("t/hosted:0", "web_search", SEARCHED, None, "web_search_tool_result"),
+    HostedToolStarted("t/hosted:1", "add_to_cart", "srvtoolu_2", "server_tool_use"),
+    HostedToolInput("t/hosted:1", "add_to_cart", {"productId": "kit-42", "quantity": 9}),
+    HostedToolResult("t/hosted:1", "add_to_cart", None, "unavailable", "web_fetch_tool_result"),
+]
+"""Tools the provider ran (the second under a registered handler's name: never run)."""
+
 EXTRAS: list[Event] = [
     Citation("url_citation", url="https://example.org/kit-42", title="Kit 42", start=0, end=5),
     Citation("char_location", cited_text="twenty prepared slides", start=6, end=10),
     Diagnostic("missing_comma", "inserted a missing comma", pos=3),
+    *HOSTED,
     RefusalDelta("I cannot pay on your behalf."),
 ]
 

@@ -45,6 +45,7 @@ from unspool.cli.view_model import (
     TextBlock,
     diagnostic_text,
     error_summary,
+    hosted_summary,
     invalid_detail,
     session_summary,
     totals_summary,
@@ -58,6 +59,8 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Diagnostic,
+    HostedToolInput,
+    HostedToolResult,
     ReasoningDelta,
     StreamDone,
     StreamError,
@@ -93,6 +96,7 @@ _NOTE_STYLES = {
     "schema": "red",
     "result": "green",
     "valid": "green",
+    "hosted": "cyan",
 }
 
 
@@ -431,6 +435,8 @@ class PlainView:
             self._line(f"[action {record.name} {record.id}] result {result}")
         elif isinstance(record, ActionFailed):
             self._line(f"[action {record.name} {record.id}] failed: {record.error}")
+        elif isinstance(record, (HostedToolInput, HostedToolResult)):
+            self._line(f"[hosted] {hosted_summary(record)}")
         elif isinstance(record, Diagnostic):
             self._line(f"[diagnostic] {diagnostic_text(record)}")
         elif isinstance(record, Repair):

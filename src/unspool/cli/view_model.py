@@ -27,6 +27,8 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Diagnostic,
+    HostedToolInput,
+    HostedToolResult,
     ReasoningDelta,
     StreamDone,
     StreamError,
@@ -43,13 +45,16 @@ __all__ = [
     "TextBlock",
     "diagnostic_text",
     "error_summary",
+    "hosted_summary",
     "invalid_detail",
     "session_summary",
     "totals_summary",
 ]
 
 ActionStatus = Literal["streaming", "complete", "invalid"]
-NoteLevel = Literal["diagnostic", "repair", "error", "result", "failed", "valid", "schema"]
+NoteLevel = Literal[
+    "diagnostic", "repair", "error", "result", "failed", "valid", "schema", "hosted"
+]
 
 
 @dataclass(slots=True)
@@ -153,6 +158,25 @@ class DocumentBlock:
 Block = TextBlock | ActionBlock | NoteBlock | DocumentBlock
 
 
+HOSTED_CLIP = 200
+"""Characters of a provider-run tool's input or output shown in a note."""
+
+
+def hosted_summary(record: HostedToolInput | HostedToolResult) -> str:
+    """One line on a tool the provider ran: its input, or how it ended."""
+    who = f"{record.name} ({record.id}), run by the provider"
+    if isinstance(record, HostedToolInput):
+        value, verb = record.to_dict()["input"], "input"
+    elif record.error is not None:
+        return f"{who}, failed: {record.error}"
+    else:
+        value, verb = record.to_dict()["output"], "returned"
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) > HOSTED_CLIP:
+        text = text[:HOSTED_CLIP] + f"… ({len(text)} characters)"
+    return f"{who}, {verb} {text}"
+
+
 def error_summary(errors: tuple[Mapping[str, Any], ...]) -> str:
     """The messages of an event's structured errors, on one line."""
     return "; ".join(str(error.get("message", error)) for error in errors)
@@ -218,6 +242,8 @@ class SessionModel:
             self._note("result", f"{record.name} ({record.id}) returned {result}")
         elif isinstance(record, ActionFailed):
             self._note("failed", f"{record.name} ({record.id}) failed: {record.error}")
+        elif isinstance(record, (HostedToolInput, HostedToolResult)):
+            self._note("hosted", hosted_summary(record))
         elif isinstance(record, Diagnostic):
             self.diagnostics += 1
             self._note("diagnostic", diagnostic_text(record))

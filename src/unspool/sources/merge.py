@@ -1,7 +1,8 @@
 """One event stream from a provider's channels: text, reasoning and tool calls.
 
 A provider reply has a text channel (parsed by a text protocol: plain,
-interleaved or tags), a reasoning channel and native tool calls.
+interleaved or tags), a reasoning channel, native tool calls and the calls of the
+provider's own tools (:class:`~unspool.sources.hosted.HostedCalls`: never actions).
 :class:`EventMerger` routes each piece to its parser and returns the events in
 the order the pieces arrived, with one ``StreamDone`` at the very end whose
 counts cover the whole stream.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Hashable, Mapping
+from typing import Any
 
 from unspool.events import (
     Citation,
@@ -35,6 +37,7 @@ from unspool.events import (
 )
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.toolcalls import ToolCallAssembler
+from unspool.sources.hosted import HostedCalls
 from unspool.sources.parsers import TextProtocol, emitter_of, make_parser
 
 __all__ = ["EventMerger"]
@@ -43,7 +46,7 @@ __all__ = ["EventMerger"]
 class EventMerger:
     """Text, reasoning and tool-call pieces in, one ordered event stream out (sans-I/O)."""
 
-    __slots__ = ("_own_tools", "_stopped", "closed", "parser", "text_chars", "tools")
+    __slots__ = ("_own_tools", "_stopped", "closed", "hosted", "parser", "text_chars", "tools")
 
     def __init__(
         self,
@@ -60,6 +63,7 @@ class EventMerger:
         self._own_tools = shared is None
         emitter = shared if shared is not None else ActionEmitter(f"{stream_id}/tools", registry)
         self.tools = ToolCallAssembler(emitter, lenient=lenient)
+        self.hosted = HostedCalls(stream_id)
         self.closed = False  # finish() or fail() ran: nothing more is accepted
         self.text_chars = 0  # characters given to the text channel so far (citation offsets)
         self._stopped: list[Hashable] = []  # calls closed by the provider with incomplete JSON
@@ -124,6 +128,29 @@ class EventMerger:
             return self.tools.end(key)
         self._stopped.append(key)
         return []
+
+    def hosted_start(
+        self,
+        key: Hashable,
+        name: str,
+        provider_id: str | None = None,
+        kind: str | None = None,
+        attributes: Mapping[str, str] | None = None,
+    ) -> list[Event]:
+        """A call of one of the provider's own tools starts: never an action."""
+        if self.closed:
+            return []
+        return self.hosted.start(key, name, provider_id, kind, attributes)
+
+    def hosted_input(self, key: Hashable, value: Any) -> list[Event]:
+        """The whole input of a provider-run call."""
+        return [] if self.closed else self.hosted.input(key, value)
+
+    def hosted_result(
+        self, key: Hashable, output: Any = None, error: str | None = None, kind: str | None = None
+    ) -> list[Event]:
+        """A provider-run call ended (``error``: it failed)."""
+        return [] if self.closed else self.hosted.result(key, output, error, kind)
 
     def end_tools(self) -> list[Event]:
         """End every open tool call (the provider finished normally)."""

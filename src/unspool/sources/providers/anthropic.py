@@ -21,9 +21,14 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   reason: the API closes the last block before it says ``max_tokens``);
 * ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` and ``compaction``
   blocks are reported once, a ``fallback`` block (another model goes on with the reply)
-  each time; server-run tool blocks (``server_tool_use``, ``mcp_tool_use``,
-  their results) are reported once each (``Diagnostic(kind="hosted_tool")``) and
-  never run;
+  each time;
+* server-run tool blocks are never actions: ``server_tool_use`` (web search, web fetch,
+  code execution, tool search...) and ``mcp_tool_use`` -> ``HostedToolStarted`` at their
+  start, ``HostedToolInput`` (the JSON their ``input_json_delta`` events streamed) at their
+  stop; a ``*_tool_result`` block (``web_search_tool_result``, ``mcp_tool_result``...)
+  -> ``HostedToolResult`` of the call its ``tool_use_id`` names (``output`` its
+  ``content``; ``error`` the ``error_code`` of an ``*_error`` content, or the text of
+  an ``is_error`` result);
 * ``stop_reason="refusal"`` -> ``RefusalDelta`` with the ``explanation`` of its
   ``stop_details`` (``""`` when the API gives none: the event still marks where the
   model refused); ``"max_tokens"`` (or
@@ -65,9 +70,8 @@ _KNOWN_STOPS = frozenset({"end_turn", "stop_sequence", "tool_use", "pause_turn",
 _DERIVED = frozenset({"text", "input_json", "citation", "thinking", "signature", "compaction"})
 """What ``MessageStream`` derives from the raw events (it yields both)."""
 _QUIET = frozenset({"ping", "message_stop"})
-_HOSTED_BLOCKS = frozenset(
-    {"server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload"}
-)
+_HOSTED_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Blocks of a call the API runs itself; their results are ``*_tool_result`` blocks."""
 
 
 class AnthropicDecoder(ProviderDecoder):
@@ -77,7 +81,7 @@ class AnthropicDecoder(ProviderDecoder):
     ``finish()``; ``fail(message, error_type)`` when the upstream breaks.
     """
 
-    __slots__ = ("_blocks", "_citations", "_started", "_starts")
+    __slots__ = ("_blocks", "_citations", "_inputs", "_started", "_starts")
     provider = "Anthropic"
 
     def __init__(
@@ -92,6 +96,7 @@ class AnthropicDecoder(ProviderDecoder):
         self._blocks: dict[Hashable, str] = {}  # open content blocks: key -> block type
         self._starts: dict[Hashable, int] = {}  # open text blocks: key -> text offset
         self._citations: dict[Hashable, list[Any]] = {}  # citations waiting for their block end
+        self._inputs: dict[Hashable, tuple[Any, list[str]]] = {}  # server-run calls' input
         self._started = False  # a message_start was read
 
     def _event(self, event: Any) -> list[Event]:
@@ -199,9 +204,10 @@ class AnthropicDecoder(ProviderDecoder):
             old = get_str(get(block, "from"), "model") or "?"
             new = get_str(get(block, "to"), "model") or "?"
             return self.merger.note("fallback", f"the provider fell back from {old} to {new}")
-        if kind in _HOSTED_BLOCKS or kind.endswith("_tool_result"):
-            message = f"content block of type {kind!r} is run by the provider, not an action"
-            return self.merger.note("hosted_tool", message, kind)
+        if kind in _HOSTED_CALLS:
+            return self._hosted_call(key, kind, block)
+        if kind.endswith("_tool_result") and get(block, "tool_use_id") is not None:
+            return self._hosted_result(kind, block)
         message = f"content block of type {kind!r} has no event: ignored"
         return self.note_once("unknown_block", message, kind)
 
@@ -220,14 +226,13 @@ class AnthropicDecoder(ProviderDecoder):
                 else self.bad("a text delta is not text", delta)
             )
         if kind == "input_json_delta":
-            if self._blocks.get(index) != "tool_use":
-                return []  # the input of a server-run tool: reported at its block start
             text = get(delta, "partial_json")
-            return (
-                merger.tool_args(index, text)
-                if isinstance(text, str)
-                else self.bad("a tool input delta is not text", delta)
-            )
+            if not isinstance(text, str):
+                return self.bad("a tool input delta is not text", delta)
+            if index in self._inputs:  # a server-run call's input: reported when whole
+                self._inputs[index][1].append(text)
+                return []
+            return merger.tool_args(index, text) if self._blocks.get(index) == "tool_use" else []
         if kind == "thinking_delta":
             text = get(delta, "thinking")
             return (
@@ -258,7 +263,51 @@ class AnthropicDecoder(ProviderDecoder):
         events = self._cite(key)
         if self._blocks.pop(key, None) == "tool_use":
             events += self.merger.tool_stop(key)
+        if key in self._inputs:
+            events += self._hosted_input(key)
         return events
+
+    # ----------------------------------------------------------- server-run tools
+
+    def _hosted_call(self, key: Hashable, kind: str, block: Any) -> list[Event]:
+        """A ``server_tool_use`` or ``mcp_tool_use`` block starts: its input streams."""
+        server = get_str(block, "server_name")
+        self._inputs[key] = (_field(block, "input"), [])
+        return self.merger.hosted_start(
+            key,
+            get_str(block, "name") or kind,
+            get_str(block, "id"),
+            kind,
+            {"server": server} if server else None,
+        )
+
+    def _hosted_input(self, key: Hashable) -> list[Event]:
+        """The whole input of a server-run call whose block ends: the JSON its deltas
+        streamed, else the block's own ``input``."""
+        given, pieces = self._inputs.pop(key)
+        if pieces:
+            text = "".join(pieces)
+            try:
+                given = json.loads(text)
+            except ValueError:
+                message = "a server-run tool's input is not valid JSON: kept as text"
+                return [
+                    *self.merger.note("bad_event", message, text),
+                    *self.merger.hosted_input(key, text),
+                ]
+        return self.merger.hosted_input(key, {} if given is None else given)
+
+    def _hosted_result(self, kind: str, block: Any) -> list[Event]:
+        """A ``*_tool_result`` block: the result of the server-run call it names."""
+        merger = self.merger
+        call_id = get_str(block, "tool_use_id")
+        key = merger.hosted.key_of(call_id)
+        events: list[Event] = []
+        if key is None:  # its call was not seen: the result still shows
+            key = ("result", call_id)
+            events += merger.hosted_start(key, kind.removesuffix("_tool_result"), call_id, kind)
+        content = _field(block, "content")
+        return events + merger.hosted_result(key, content, _result_error(block, content), kind)
 
     # ----------------------------------------------------------- citations
 
@@ -288,6 +337,27 @@ class AnthropicDecoder(ProviderDecoder):
         for key in list(self._citations):
             events += self._cite(key)
         return events
+
+
+def _field(block: Any, name: str) -> Any:
+    """A block's field as its JSON form (an SDK block's nested blocks included)."""
+    fields = plain(block)
+    return fields.get(name) if isinstance(fields, Mapping) else None
+
+
+def _result_error(block: Any, content: Any) -> str | None:
+    """Why a server-run call failed: the ``error_code`` of an ``*_error`` content, or the
+    text of a result marked ``is_error``."""
+    if isinstance(content, Mapping):
+        kind = content.get("type")
+        if isinstance(kind, str) and kind.endswith("_error"):
+            return str(content.get("error_code") or kind)
+    if get(block, "is_error") is not True:
+        return None
+    if isinstance(content, str) and content:
+        return content
+    texts = [part.get("text") for part in content or () if isinstance(part, Mapping)]
+    return "".join(t for t in texts if isinstance(t, str)) or "the tool failed"
 
 
 _HANDLERS: dict[str, Callable[[AnthropicDecoder, Any], list[Event]]] = {

@@ -10,6 +10,12 @@ Mapping, in stream order:
 * ``contentBlockStart.start.toolUse`` (``toolUseId``, ``name``) -> ``ActionStarted``,
   ``delta.toolUse.input`` pieces -> ``ActionArgsDelta``, ``contentBlockStop`` ->
   ``ActionComplete`` / ``ActionInvalid`` (a block cut short waits for the stop reason);
+* a ``toolUse`` block with a ``type`` (``server_tool_use``: a tool Bedrock runs itself, as
+  Nova's ``nova_code_interpreter``) is never an action: ``HostedToolStarted`` at its
+  start, ``HostedToolInput`` (the JSON its ``input`` pieces streamed) at its stop; a
+  ``toolResult`` block (``toolUseId``, ``status``, its content streamed as ``text`` /
+  ``json`` pieces) -> ``HostedToolResult`` of that call (``output``: the content blocks,
+  ``[{"text": ...}]``; ``status: "error"`` is its ``error``);
 * ``delta.citation`` -> ``Citation``;
 * ``messageStop.stopReason``: ``end_turn``, ``tool_use``, ``stop_sequence`` end normally;
   ``max_tokens`` and ``model_context_window_exceeded`` are truncation;
@@ -24,14 +30,23 @@ Mapping, in stream order:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+import json
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
 from typing import Any, overload
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str, is_record
+from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = [
@@ -53,7 +68,7 @@ _MALFORMED = frozenset({"malformed_tool_use", "malformed_model_output"})
 class BedrockDecoder(ProviderDecoder):
     """Converse stream events (one-key dicts) in, events out (sans-I/O)."""
 
-    __slots__ = ("_blocks",)
+    __slots__ = ("_blocks", "_hosted", "_results")
 
     provider = "Bedrock"
 
@@ -67,6 +82,8 @@ class BedrockDecoder(ProviderDecoder):
     ) -> None:
         super().__init__(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
         self._blocks: set[int | str] = set()  # indices of the open toolUse blocks
+        self._hosted: dict[int | str, tuple[Hashable, list[str]]] = {}  # server-run calls
+        self._results: dict[int | str, _Result] = {}  # open toolResult blocks
 
     def _event(self, event: Any) -> list[Event]:
         if not isinstance(event, Mapping):
@@ -96,6 +113,10 @@ class BedrockDecoder(ProviderDecoder):
         if index is None or not isinstance(start, Mapping):
             return self.bad("contentBlockStart needs an index and a start object", body)
         tool = get(start, "toolUse")
+        result = get(start, "toolResult")
+        if tool is None and is_record(result):
+            self._results[index] = _Result(result)
+            return []
         if tool is None:
             for kind in start:
                 message = f"content block of type {kind!r} has no event: ignored"
@@ -103,6 +124,12 @@ class BedrockDecoder(ProviderDecoder):
             return []
         if not is_record(tool):
             return self.bad("toolUse is not an object", body)
+        kind = get_str(tool, "type")
+        if kind:  # a tool Bedrock runs itself (server_tool_use)
+            key = ("hosted", index, len(self._hosted))
+            self._hosted[index] = (key, [])
+            name = get_str(tool, "name") or kind
+            return self.merger.hosted_start(key, name, get_str(tool, "toolUseId"), kind)
         self._blocks.add(index)
         return self.merger.tool_start(index, get_str(tool, "name"), get_str(tool, "toolUseId"))
 
@@ -124,6 +151,9 @@ class BedrockDecoder(ProviderDecoder):
             piece = get(tool, "input")
             if not isinstance(piece, str):
                 return self.bad("toolUse.input is not a string", body)
+            if index in self._hosted:  # a server-run call's input: reported when whole
+                self._hosted[index][1].append(piece)
+                return []
             if index not in self._blocks:
                 message = f"tool input for content block {index!r}, which is not a tool call"
                 return merger.note("orphan_tool_delta", message, piece)
@@ -140,6 +170,9 @@ class BedrockDecoder(ProviderDecoder):
             if isinstance(get(reasoning, "signature"), str):
                 return []  # the signature of a reasoning block: not content
             return self.bad("reasoningContent has no text", body)
+        pieces = get(delta, "toolResult")
+        if pieces is not None:
+            return self._result_pieces(index, pieces, body)
         citation = get(delta, "citation")
         if citation is not None:
             return (
@@ -169,7 +202,66 @@ class BedrockDecoder(ProviderDecoder):
         if index is not None and index in self._blocks:
             self._blocks.discard(index)
             return self.merger.tool_stop(index)
+        if index is not None and index in self._hosted:
+            return self._hosted_input(*self._hosted.pop(index))
+        if index is not None and index in self._results:
+            return self._hosted_result(self._results.pop(index))
         return []
+
+    # ----------------------------------------------------------- server-run tools
+
+    def _hosted_input(self, key: Hashable, pieces: list[str]) -> list[Event]:
+        """The whole input of a server-run call whose block ends."""
+        text = "".join(pieces)
+        if not text:
+            return self.merger.hosted_input(key, {})
+        try:
+            given = json.loads(text)
+        except ValueError:
+            message = "a server-run tool's input is not valid JSON: kept as text"
+            return [
+                *self.merger.note("bad_event", message, text),
+                *self.merger.hosted_input(key, text),
+            ]
+        return self.merger.hosted_input(key, given)
+
+    def _result_pieces(self, index: int | str | None, pieces: Any, body: Any) -> list[Event]:
+        """``toolResult`` content pieces of an open result block."""
+        result = self._results.get(index) if index is not None else None
+        if result is None:
+            message = f"tool result content for content block {index!r}, which is no tool result"
+            return self.merger.note(
+                "orphan_tool_delta", message, json.dumps(plain(pieces), default=str)
+            )
+        if not isinstance(pieces, (list, tuple)):
+            return self.bad("toolResult is not a list", body)
+        events: list[Event] = []
+        for piece in pieces:
+            text, value = get(piece, "text"), get(piece, "json")
+            if isinstance(text, str):
+                result.add_text(text)
+            elif value is not None:
+                result.content.append({"json": plain(value)})
+            else:
+                events.extend(self.bad("a tool result piece has neither text nor json", piece))
+        return events
+
+    def _hosted_result(self, result: _Result) -> list[Event]:
+        """A ``toolResult`` block ends: the result of the server-run call it names."""
+        merger = self.merger
+        call_id = get_str(result.start, "toolUseId")
+        kind = get_str(result.start, "type")
+        key = merger.hosted.key_of(call_id)
+        events: list[Event] = []
+        if key is None:  # its call was not seen: the result still shows
+            key = ("result", call_id)
+            name = (kind or "tool").removesuffix("_result")
+            events += merger.hosted_start(key, name, call_id, kind)
+        error = None
+        if get_str(result.start, "status") == "error":
+            texts = [block["text"] for block in result.content if "text" in block]
+            error = "".join(texts) or "the tool failed"
+        return events + merger.hosted_result(key, result.content, error, kind)
 
     def _message_stop(self, body: Any) -> list[Event]:
         reason = get(body, "stopReason")
@@ -200,6 +292,24 @@ class BedrockDecoder(ProviderDecoder):
 
     def _ignore(self, body: Any) -> list[Event]:
         return []
+
+
+class _Result:
+    """An open ``toolResult`` block: its start, and its content so far (adjacent text
+    pieces joined, as one text block)."""
+
+    __slots__ = ("content", "start")
+
+    def __init__(self, start: Any) -> None:
+        self.start = start
+        self.content: list[dict[str, Any]] = []
+
+    def add_text(self, text: str) -> None:
+        last = self.content[-1] if self.content else None
+        if last is not None and "text" in last:
+            last["text"] += text
+        else:
+            self.content.append({"text": text})
 
 
 _HANDLERS: dict[str, Callable[[BedrockDecoder, Any], list[Event]]] = {

@@ -21,8 +21,16 @@ too.  Mapping, in stream order, for the first candidate:
   ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII`` and the other filters, and a blocked
   prompt, are reported as ``Diagnostic(kind="content_filter")`` and end as truncated;
   ``MALFORMED_FUNCTION_CALL`` and unknown reasons are reported;
-* code execution and inline data are run or given by the provider: reported once each as
-  a ``Diagnostic``, never as actions (so is grounding that names no source).
+* the provider's own tools, never actions: an ``executable_code`` part (Gemini's code
+  execution) -> ``HostedToolStarted`` (``code_execution``) and ``HostedToolInput``
+  (``{"language", "code"}``), its ``code_execution_result`` part -> ``HostedToolResult``
+  (``{"outcome", "output"}``; an outcome other than ``OUTCOME_OK`` is its ``error``); a
+  ``tool_call`` part (a server-side tool invocation, named after its ``tool_type``:
+  ``google_search_web``...) -> started with its ``args`` as input, its ``tool_response``
+  part -> the result (``response``).  A result names its call by ``id``, or is the
+  result of the last call still open;
+* inline data and file data are given by the provider: reported once each as a
+  ``Diagnostic`` (so is grounding that names no source).
 
 An abort or a cancellation while the next chunk is awaited closes the SDK's HTTP response
 at once.  Closed between two reads, google-genai's async stream (nested async generators)
@@ -62,14 +70,9 @@ _FILTERS = frozenset(
     }
 )
 _NATURAL = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
-_PROVIDER_PARTS = (
-    "executable_code",
-    "code_execution_result",
-    "inline_data",
-    "file_data",
-    "tool_call",
-    "tool_response",
-)
+_PROVIDER_PARTS = ("inline_data", "file_data")
+_HOSTED_CALLS = {"executable_code": "code_execution_result", "tool_call": "tool_response"}
+"""Parts of a call Gemini runs itself, and the part that holds each one's result."""
 
 
 def _camel(name: str) -> str:
@@ -128,7 +131,7 @@ class GeminiDecoder(ProviderDecoder):
     others are reported once each and ignored).
     """
 
-    __slots__ = ("_calls", "_cited", "_ignored", "_streamed", "_text", "candidate")
+    __slots__ = ("_calls", "_cited", "_hosted", "_ignored", "_streamed", "_text", "candidate")
 
     provider = "Gemini"
 
@@ -148,6 +151,7 @@ class GeminiDecoder(ProviderDecoder):
         self._ignored: set[int] = set()
         self._cited: set[tuple[Any, ...]] = set()
         self._text: list[str] = []  # the reply's text, for citation offsets
+        self._hosted: dict[str, list[Hashable]] = {}  # call part kind -> its calls still open
 
     def _event(self, event: Any) -> list[Event]:
         error = get(event, "error")
@@ -222,6 +226,11 @@ class GeminiDecoder(ProviderDecoder):
                 return merger.reasoning(text)
             self._text.append(text)
             return merger.text(text)
+        for kind, result in _HOSTED_CALLS.items():
+            if field(part, kind) is not None:
+                return self._hosted_call(kind, field(part, kind))
+            if field(part, result) is not None:
+                return self._hosted_result(kind, result, field(part, result))
         for kind in _PROVIDER_PARTS:
             if field(part, kind) is not None:
                 message = f"part of kind {kind!r} is handled by the provider, not an action"
@@ -309,6 +318,58 @@ class GeminiDecoder(ProviderDecoder):
         events = [] if streamed.broken else self.merger.tool_args(key, streamed.writer.close())
         events.extend(self.merger.tool_end(key))
         return events
+
+    # ------------------------------------------------------------------ the provider's tools
+
+    def _hosted_call(self, kind: str, call: Any) -> list[Event]:
+        """An ``executable_code`` or ``tool_call`` part: a call Gemini runs itself."""
+        if not is_record(call):
+            return self.bad(f"{_camel(kind)} is not an object", call)
+        key = ("hosted", self._calls)
+        self._calls += 1
+        self._hosted.setdefault(kind, []).append(key)
+        given = plain(call)
+        given = dict(given) if isinstance(given, Mapping) else {}
+        call_id = given.pop("id", None)
+        if kind == "tool_call":
+            name = (_name(field(call, "tool_type")) or "tool").lower()
+            given = given.get("args", {})
+        else:
+            name = "code_execution"
+        merger = self.merger
+        provider_id = call_id if isinstance(call_id, str) else None
+        events = merger.hosted_start(key, name, provider_id, kind)
+        return events + merger.hosted_input(key, given)
+
+    def _hosted_result(self, kind: str, result_kind: str, result: Any) -> list[Event]:
+        """A ``code_execution_result`` or ``tool_response`` part: the result of the call
+        its ``id`` names, or of the last one still open."""
+        if not is_record(result):
+            return self.bad(f"{_camel(result_kind)} is not an object", result)
+        merger = self.merger
+        output = plain(result)
+        output = dict(output) if isinstance(output, Mapping) else {}
+        call_id = output.pop("id", None)
+        open_calls = self._hosted.get(kind, [])
+        key = merger.hosted.key_of(call_id) if isinstance(call_id, str) else None
+        if key is None and open_calls:
+            key = open_calls[-1]
+        events: list[Event] = []
+        if key is None:  # its call was not seen: the result still shows
+            key = ("hosted", self._calls)
+            self._calls += 1
+            name = "code_execution" if kind == "executable_code" else "tool"
+            provider_id = call_id if isinstance(call_id, str) else None
+            events += merger.hosted_start(key, name, provider_id, result_kind)
+        if key in open_calls:
+            open_calls.remove(key)
+        error = None
+        if kind == "tool_call":
+            output = output.get("response")
+        else:
+            outcome = _name(field(result, "outcome"))
+            error = outcome if outcome not in (None, "OUTCOME_OK") else None
+        return events + merger.hosted_result(key, output, error, result_kind)
 
     # ------------------------------------------------------------------ citations, endings
 

@@ -21,6 +21,10 @@ Read, in stream order, from each chunk:
   mid-stream this way, alone or beside ``choices``) -> ``StreamError``;
 * Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
   was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
+* Groq's ``delta.executed_tools`` (the tools its compound systems ran on the server):
+  ``HostedToolStarted`` the first time an ``index`` shows, ``HostedToolInput`` its
+  ``arguments``, ``HostedToolResult`` once it carries ``output`` or
+  ``search_results`` / ``code_results`` / ``browser_results``, never actions;
 * Perplexity's ``citations`` (URLs, numbered as the text's ``[1]``...) and
   ``search_results``, Azure's ``delta.context.citations`` ("on your data", numbered as
   the text's ``[doc1]``...): one ``Citation`` per source.
@@ -49,6 +53,8 @@ _CUT = frozenset(
 """Finish reasons of an output cut short (``length``, and what compatible servers say)."""
 _CUSTOM_OPEN = '{"input": "'
 _CUSTOM_CLOSE = '"}'
+_EXECUTED_RESULTS = ("output", "search_results", "code_results", "browser_results")
+"""The fields of a Groq executed tool that hold its result."""
 
 
 class ChatReader:
@@ -61,6 +67,7 @@ class ChatReader:
         "_custom",
         "_d",
         "_documents",
+        "_executed",
         "_failing",
         "_ignored",
         "_last_key",
@@ -77,6 +84,7 @@ class ChatReader:
         self._failing = False  # this chunk carries an error object (reported after its choices)
         self._cited: set[str] = set()
         self._documents = 0  # Azure citations so far
+        self._executed = 0  # Groq executed tools without an index so far
 
     def chunk(self, chunk: Any) -> list[Event]:
         """The events of one chunk."""
@@ -149,6 +157,10 @@ class ChatReader:
                 break
             if reasoning is not None:
                 events += d.bad(f"{field!r} is not a string", reasoning)
+        executed, bad = d.items(delta, "executed_tools")  # Groq: tools run on its servers
+        events += bad
+        for tool in executed:
+            events += self._executed_tool(tool)
         content = get(delta, "content")
         if isinstance(content, str):
             events += merger.text(content)
@@ -258,6 +270,32 @@ class ChatReader:
         for other in tools.open_keys():  # calls stream one after another
             if tools.ready(other):
                 events += merger.tool_end(other)
+        return events
+
+    def _executed_tool(self, tool: Any) -> list[Event]:
+        """One of Groq's ``executed_tools``: a tool its servers ran, never an action.  The
+        same ``index`` may come again with the tool's result."""
+        d = self._d
+        merger = d.merger
+        if not is_record(tool):
+            return d.bad("an executed tool is not an object", tool)
+        index = get(tool, "index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = f"unnumbered-{self._executed}"
+            self._executed += 1
+        key = ("executed_tools", index)
+        events = merger.hosted_start(key, get_str(tool, "type") or "tool", None, "executed_tools")
+        arguments = plain(get(tool, "arguments"))
+        if arguments is not None:
+            events += merger.hosted_input(key, arguments)
+        fields = plain(tool)
+        found = (
+            {k: fields[k] for k in _EXECUTED_RESULTS if fields.get(k) is not None}
+            if isinstance(fields, Mapping)
+            else {}
+        )
+        if found:
+            events += merger.hosted_result(key, found, None, "executed_tools")
         return events
 
     def _annotation(self, note: Any) -> list[Event]:

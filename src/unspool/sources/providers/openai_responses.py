@@ -18,9 +18,14 @@
   from (``item_type``, ``item_id``; and ``namespace`` for any call that has one:
   :func:`item_attributes`), so that ``openai_responses_results`` answers each with its
   own output item (``custom_tool_call_output``, ``shell_call_output``...);
-* items the provider runs itself (web and file search, code interpreter, image
-  generation, ``mcp_call``, ``mcp_list_tools``...) are reported once each
-  (``Diagnostic(kind="hosted_tool")``) and never become actions;
+* items the provider runs itself (:data:`HOSTED_ITEMS`: web and file search, code
+  interpreter, image generation, ``mcp_call``, ``mcp_list_tools``, a server-run
+  ``tool_search_call``, a ``shell_call`` in a hosted container (its ``environment`` is
+  not ``local``), xAI's server-side tools, and xAI's ``custom_tool_call`` items whose
+  ``call_id`` is a server call id such as ``xs_call_…``) are never actions:
+  ``HostedToolStarted`` when the item is added, ``HostedToolInput`` (the item's own
+  fields) and ``HostedToolResult`` when it is done, or when its own output item
+  (:data:`RESULT_ITEMS`: ``shell_call_output``...) is;
 * ``response.incomplete`` -> truncation; ``response.failed`` / ``error`` ->
   ``StreamError``.
 """
@@ -28,6 +33,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +43,7 @@ from unspool.sources.payload import get, get_int, get_str, is_record, plain
 if TYPE_CHECKING:
     from unspool.sources.providers.openai import OpenAIDecoder
 
-__all__ = ["CLIENT_ITEMS", "HOSTED_ITEMS", "ResponsesReader", "item_attributes"]
+__all__ = ["CLIENT_ITEMS", "HOSTED_ITEMS", "RESULT_ITEMS", "ResponsesReader", "item_attributes"]
 
 CLIENT_ITEMS: dict[str, str] = {
     "local_shell_call": "local_shell",
@@ -50,22 +56,43 @@ CLIENT_ITEMS: dict[str, str] = {
 """Client-run output item types (other than function and custom tool calls) and the
 action name each becomes."""
 
-HOSTED_ITEMS = frozenset(
-    {
-        "web_search_call",
-        "file_search_call",
-        "code_interpreter_call",
-        "image_generation_call",
-        "mcp_call",
-        "mcp_list_tools",
-        "tool_search_call",  # with execution "server"
-        "tool_search_output",
-        "program",
-        "program_output",
-        "compaction",
-    }
-)
-"""Output item types the provider runs or produces itself: reported, never actions."""
+HOSTED_ITEMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "web_search_call": ("web_search", ()),  # its result: the action's sources
+    "file_search_call": ("file_search", ("results",)),
+    "code_interpreter_call": ("code_interpreter", ("outputs",)),
+    "image_generation_call": ("image_generation", ("result",)),
+    "mcp_call": ("mcp", ("output",)),
+    "mcp_list_tools": ("mcp_list_tools", ("tools",)),
+    "tool_search_call": ("tool_search", ()),  # execution "server"
+    "shell_call": ("shell", ()),  # in a hosted container
+    "program": ("program", ()),
+    "custom_tool_call": ("custom", ()),  # xAI's, with a server call id
+    "x_search_call": ("x_search", ()),  # xAI
+    "code_execution_call": ("code_execution", ()),  # xAI
+    "view_image_call": ("view_image", ()),  # xAI
+    "view_x_video_call": ("view_x_video", ()),  # xAI
+}
+"""Output item types the provider runs itself: the tool's name when the item names none,
+and the fields that hold its result (the others are its input)."""
+
+RESULT_ITEMS: dict[str, tuple[str, str]] = {
+    "shell_call_output": ("shell", "output"),
+    "tool_search_output": ("tool_search", "tools"),
+    "program_output": ("program", "result"),
+}
+"""Output items that carry the result of a provider-run call (named by its ``call_id``):
+the call's tool name and the field holding the result."""
+
+_SEPARATE_RESULT = {
+    "shell_call": "shell_call_output",
+    "tool_search_call": "tool_search_output",
+    "program": "program_output",
+}
+"""Provider-run calls whose result comes as an item of its own, and that item's type."""
+
+_SERVER_CALL_ID = re.compile(r"[a-z]{2}_call[_-]")
+"""xAI's ids of its server-side tool calls (``xs_call_24148162``, ``xs_call-<uuid>-0``):
+two letters naming the tool, then ``_call``.  A client call's id is ``call_…``."""
 
 _ITEM_META = frozenset({"id", "call_id", "type", "status", "created_by", "caller"})
 _TEXT_ITEMS = frozenset({"message", "reasoning"})
@@ -82,7 +109,7 @@ _QUIET = frozenset(
         "response.reasoning_summary_part.done",
         "response.reasoning_summary_text.done",
         "response.reasoning_text.done",
-        # the progress of hosted tools, reported once at their output item
+        # the progress of hosted tools: their output items say when they start and end
         "response.web_search_call.in_progress",
         "response.web_search_call.searching",
         "response.web_search_call.completed",
@@ -109,6 +136,17 @@ _QUIET = frozenset(
         "response.shell_call_output_content.delta",
         "response.shell_call_output_content.done",
         "response.compaction.compacting",
+        "response.mcp_call.executing",
+        "response.mcp_call_output.delta",
+        "response.mcp_call_output.done",
+        "response.code_interpreter_call.executing",
+        # xAI's server-side tools
+        "response.x_search_call.in_progress",
+        "response.x_search_call.searching",
+        "response.x_search_call.completed",
+        "response.code_execution_call.in_progress",
+        "response.code_execution_call.executing",
+        "response.code_execution_call.completed",
         # a shell call's commands as they stream: its action arrives whole when it is done
         "response.shell_call_command.added",
         "response.shell_call_command.delta",
@@ -129,10 +167,11 @@ class ResponsesReader:
     """The Responses API half of an :class:`OpenAIDecoder`."""
 
     __slots__ = (
+        "_awaiting",
         "_custom",
         "_d",
-        "_hosted",
         "_last_key",
+        "_noted",
         "_parts",
         "_reasoning",
         "_seen",
@@ -145,7 +184,8 @@ class ResponsesReader:
         self._seen: set[Hashable] = set()  # calls started (function, custom, client-run)
         self._streamed: set[Hashable] = set()  # calls whose arguments came as deltas
         self._custom: dict[Hashable, bool] = {}  # open custom tool calls: input streamed?
-        self._hosted: set[Hashable] = set()  # hosted items reported
+        self._noted: set[Hashable] = set()  # other items reported
+        self._awaiting: dict[str, list[Hashable]] = {}  # result item type -> calls, in order
         self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
         self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
         self._last_key: Hashable = 0
@@ -248,22 +288,25 @@ class ResponsesReader:
         key = self._key(event, item)
         if kind == "function_call":
             return self._start_call(key, item, get(item, "arguments"))
+        run_by = _run_by(item)
+        if run_by == "provider":
+            return self._hosted_start(key, item)
         if kind == "custom_tool_call":
             events = self._start_custom(key, item)
             given = get(item, "input")
             if isinstance(given, str) and given:
                 events += self._custom_text(key, given)
             return events
-        if kind in CLIENT_ITEMS and _client_run(item):
+        if kind in CLIENT_ITEMS and run_by == "client":
             if kind == "tool_search_call":
                 return []  # its call_id when added is provisional: it starts when done
             self._seen.add(key)
             return self._d.merger.tool_start(
                 key, CLIENT_ITEMS[kind], _call_id(item), item_attributes(item)
             )
-        if kind in _TEXT_ITEMS:
-            return []
-        return self._hosted_item(key, kind, item)
+        if kind in _TEXT_ITEMS or kind in CLIENT_ITEMS:
+            return []  # text comes as deltas; a shell call that says not where it runs: when done
+        return self._other_item(key, kind, item)
 
     def _item_done(self, event: Any) -> list[Event]:
         d = self._d
@@ -278,12 +321,14 @@ class ResponsesReader:
             if key not in self._seen:
                 events += self._start_call(key, item, None)  # the whole call arrives here
             return events + self._end_call(key, get(item, "arguments"))
+        if merger.hosted.known(key) or _run_by(item) == "provider":
+            return self._hosted_done(key, item)
         if kind == "custom_tool_call":
             events = []
             if key not in self._seen:
                 events += self._start_custom(key, item)
             return events + self._close_custom(key, get(item, "input"))
-        if kind in CLIENT_ITEMS and _client_run(item):
+        if kind in CLIENT_ITEMS:
             events = []
             if key not in self._seen:
                 self._seen.add(key)
@@ -303,7 +348,9 @@ class ResponsesReader:
             return events + merger.tool_stop(key)
         if kind in _TEXT_ITEMS:
             return [] if key in self._written else self._unstreamed(key, kind, item)
-        return self._hosted_item(key, kind, item)
+        if kind in RESULT_ITEMS:
+            return self._hosted_output(kind, item)
+        return self._other_item(key, kind, item)
 
     def _unstreamed(self, key: Hashable, kind: str, item: Any) -> list[Event]:
         """A message or reasoning item whose content came only whole, when it was done
@@ -334,17 +381,67 @@ class ResponsesReader:
                     events += self._cite(note, base)
         return events
 
-    def _hosted_item(self, key: Hashable, kind: str | None, item: Any) -> list[Event]:
-        if key in self._hosted:
-            return []
-        self._hosted.add(key)
+    def _other_item(self, key: Hashable, kind: str | None, item: Any) -> list[Event]:
+        """An item that is neither a call nor text: reported once."""
+        d = self._d
+        if kind in RESULT_ITEMS or key in self._noted:
+            return []  # a result is read when its item is done
+        self._noted.add(key)
         if kind is None:
-            return self._d.bad("an output item without a type", item)
-        if kind not in HOSTED_ITEMS:
-            message = f"output item of type {kind!r} has no event: ignored"
-            return self._d.merger.note("unknown_item", message, kind)
-        message = f"output item of type {kind!r} is run by the provider, not an action"
-        return self._d.merger.note("hosted_tool", message, kind)
+            return d.bad("an output item without a type", item)
+        if kind == "compaction":  # the API summarised the earlier turns
+            message = "the provider compacted the conversation; its summary is not reply text"
+            return d.merger.note("compaction", message, kind)
+        message = f"output item of type {kind!r} has no event: ignored"
+        return d.merger.note("unknown_item", message, kind)
+
+    # ----------------------------------------------------------- provider-run calls
+
+    def _hosted_start(self, key: Hashable, item: Any) -> list[Event]:
+        kind = get_str(item, "type") or ""
+        attributes = {"server": label} if (label := get_str(item, "server_label")) else None
+        return self._d.merger.hosted_start(
+            key, _hosted_name(kind, item), _call_id(item), kind, attributes
+        )
+
+    def _hosted_done(self, key: Hashable, item: Any) -> list[Event]:
+        """A provider-run call's item is done: its input, and its result unless that
+        comes as an item of its own."""
+        merger = self._d.merger
+        kind = get_str(item, "type") or ""
+        events = self._hosted_start(key, item)
+        given, output = _hosted_fields(kind, item)
+        if kind == "custom_tool_call":  # xAI: the raw input text, as its input events gave it
+            text = get(item, "input")
+            given = text if isinstance(text, str) else given
+        events += merger.hosted_input(key, given)
+        result_kind = _SEPARATE_RESULT.get(kind)
+        if result_kind is None:
+            events += merger.hosted_result(key, output, _hosted_error(item), kind)
+        elif key not in (waiting := self._awaiting.setdefault(result_kind, [])):
+            waiting.append(key)
+        return events
+
+    def _hosted_output(self, kind: str, item: Any) -> list[Event]:
+        """An item holding the result of a provider-run call (``shell_call_output``...):
+        the call its ``call_id`` names, else (a server tool search gives none) the first
+        call still waiting for an item of this type."""
+        merger = self._d.merger
+        name, field = RESULT_ITEMS[kind]
+        call_id = get_str(item, "call_id")
+        waiting = self._awaiting.get(kind, [])
+        key = merger.hosted.key_of(call_id)
+        if key is None and call_id is None and waiting:
+            key = waiting[0]
+        if key in waiting:
+            waiting.remove(key)
+        events: list[Event] = []
+        if key is None:  # its call was not seen: the result still shows
+            key = ("result", call_id or get_str(item, "id"))
+            events += merger.hosted_start(key, name, call_id, kind)
+        fields = plain(item)
+        output = fields.get(field) if isinstance(fields, Mapping) else None
+        return events + merger.hosted_result(key, output, _hosted_error(item), kind)
 
     # ----------------------------------------------------------- function calls
 
@@ -416,7 +513,10 @@ class ResponsesReader:
         return self._custom_text(self._key(event), text) if text else []
 
     def _custom_done(self, event: Any) -> list[Event]:
-        return self._close_custom(self._key(event), get(event, "input"))
+        key, given = self._key(event), get(event, "input")
+        if self._d.merger.hosted.known(key):  # xAI's server-run call: its input is whole
+            return self._d.merger.hosted_input(key, given) if isinstance(given, str) else []
+        return self._close_custom(key, given)
 
     # ----------------------------------------------------------- endings
 
@@ -462,9 +562,60 @@ def _label(value: Any) -> int | str | None:
     return value if isinstance(value, (int, str)) else None
 
 
-def _client_run(item: Any) -> bool:
-    """A ``tool_search_call`` runs on the client only when it says so."""
-    return get_str(item, "type") != "tool_search_call" or get_str(item, "execution") == "client"
+def _run_by(item: Any) -> str | None:
+    """Who runs an output item's call: ``"provider"``, ``"client"``, or ``None`` when it
+    does not say yet (a ``shell_call`` added without its environment)."""
+    kind = get_str(item, "type")
+    if kind == "tool_search_call":
+        return "client" if get_str(item, "execution") == "client" else "provider"
+    if kind == "shell_call":
+        environment = get(item, "environment")
+        if environment is None:
+            return None if get_str(item, "status") == "in_progress" else "client"
+        place = get_str(environment, "type")
+        return "client" if place == "local" else "provider"
+    if kind == "custom_tool_call":
+        call_id = get_str(item, "call_id") or ""
+        return "provider" if _SERVER_CALL_ID.match(call_id) else "client"
+    if kind in HOSTED_ITEMS:
+        return "provider"
+    return "client" if kind in CLIENT_ITEMS else None
+
+
+def _hosted_name(kind: str, item: Any) -> str:
+    """A provider-run call's tool name: the item's own ``name``, else its type's."""
+    return get_str(item, "name") or HOSTED_ITEMS.get(kind, (kind, ()))[0]
+
+
+def _hosted_fields(kind: str, item: Any) -> tuple[Any, Any]:
+    """A provider-run call item's input (its own fields but the result's) and result."""
+    fields = plain(item)
+    if not isinstance(fields, Mapping):
+        return None, None
+    output_fields = HOSTED_ITEMS.get(kind, ("", ()))[1]
+    given = {
+        k: v
+        for k, v in fields.items()
+        if k not in _ITEM_META and k not in output_fields and k not in ("name", "error")
+    }
+    output = fields.get(output_fields[0]) if output_fields else None
+    action = given.get("action")
+    if kind == "web_search_call" and isinstance(action, Mapping) and "sources" in action:
+        given["action"] = {k: v for k, v in action.items() if k != "sources"}
+        output = action["sources"]
+    return given, output
+
+
+def _hosted_error(item: Any) -> str | None:
+    """Why a provider-run call failed: its ``error``, or a failed status."""
+    error = plain(get(item, "error"))
+    if isinstance(error, str) and error:
+        return error
+    if isinstance(error, Mapping) and error:
+        text = error.get("message") or error.get("code") or error.get("type")
+        return str(text) if text else json.dumps(error, ensure_ascii=False, default=str)
+    status = get_str(item, "status")
+    return f"the call ended {status}" if status in ("failed", "incomplete") else None
 
 
 def item_attributes(item: Any) -> dict[str, str]:

@@ -15,6 +15,12 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   started is a ``CUSTOM`` event ``unspool.action_invalid`` only);
 * a dispatcher's results: ``TOOL_CALL_RESULT`` (the result as JSON text, a string as is);
   failures: ``TOOL_CALL_RESULT`` with ``{"error": ..., "errorType": ...}``;
+* a tool the model provider ran itself: one activity message per call
+  (``ACTIVITY_SNAPSHOT``, ``activityType`` :data:`HOSTED_ACTIVITY`, a new snapshot per
+  phase: ``content`` ``{"id", "name", "status": "running" | "complete" | "failed",
+  "input", "output", "error", "providerId", "kind"}``), never a tool call: an AG-UI
+  client runs only tool calls, holds only them pending, and never sends an activity
+  message back to the agent (``@ag-ui/client`` drops them from the next run's input);
 * citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
   "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
@@ -30,6 +36,7 @@ with needs_extra("web", 'the "ag-ui" format'):
     import ag_ui  # noqa: F401
 
 from ag_ui.core import (
+    ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
     ReasoningEndEvent,
@@ -61,6 +68,9 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
     StreamDone,
@@ -71,7 +81,10 @@ from unspool.web.formats.ai_sdk import invalid_text
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
 from unspool.web.sse import dumps, frame
 
-__all__ = ["AgUiEncoder"]
+__all__ = ["HOSTED_ACTIVITY", "AgUiEncoder"]
+
+HOSTED_ACTIVITY = "unspool.hosted_tool"
+"""The ``activityType`` of the activity message of a tool the model provider ran."""
 
 
 class AgUiEncoder:
@@ -87,6 +100,7 @@ class AgUiEncoder:
         self.last_message: str | None = None
         self.open_calls: set[str] = set()
         self.args_sent: set[str] = set()
+        self.hosted: dict[str, dict[str, Any]] = {}  # hosted call id -> its activity content
         self.error: StreamError | None = None
         self.done = False
 
@@ -203,6 +217,39 @@ class AgUiEncoder:
             return [self._result(event.id, dumps(failure))]
         return []
 
+    def _hosted(
+        self, event: HostedToolStarted | HostedToolInput | HostedToolResult
+    ) -> list[BaseEvent]:
+        """A tool the model provider ran: its activity message, snapshot by snapshot."""
+        out: list[BaseEvent] = []
+        content = self.hosted.get(event.id)
+        if isinstance(event, HostedToolStarted):
+            if content is not None:
+                return []
+            out += self._end_text()  # the activity keeps its place in the reply
+            data = event.to_dict()
+            content = self.hosted[event.id] = {
+                "id": event.id,
+                "name": event.name,
+                "status": "running",
+                "providerId": data["provider_id"],
+                "kind": data["kind"],
+            }
+        elif content is None:
+            return []
+        elif isinstance(event, HostedToolInput):
+            content["input"] = event.to_dict()["input"]
+        else:
+            content["status"] = "failed" if event.error is not None else "complete"
+            content["output"] = event.to_dict()["output"]
+            content["error"] = event.error
+        snapshot = ActivitySnapshotEvent(
+            message_id=f"{self.run_id}-{event.id}",
+            activity_type=HOSTED_ACTIVITY,
+            content=dict(content),
+        )
+        return [*out, snapshot]
+
     # the rest -----------------------------------------------------------------------
 
     def _done(self, event: StreamDone) -> list[BaseEvent]:
@@ -242,6 +289,8 @@ class AgUiEncoder:
             out = []
         elif isinstance(event, StreamDone):
             out = self._done(event)
+        elif isinstance(event, (HostedToolStarted, HostedToolInput, HostedToolResult)):
+            out = self._hosted(event)
         else:
             out = self._action(event)
         return self._frames(*out)

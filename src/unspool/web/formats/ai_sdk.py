@@ -15,6 +15,11 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   / ``tool-output-error`` on the same call, never ``providerExecuted`` (that flag is for the
   model provider's own tools; ``convertToModelMessages`` would then not send the outcome
   back as the tool's result), as the AI SDK's ``streamText`` sends the tools it runs;
+* a tool the model provider ran itself (:class:`HostedToolStarted` / :class:`HostedToolInput`
+  / :class:`HostedToolResult`): ``tool-input-start``, ``tool-input-available`` and
+  ``tool-output-available`` (``tool-output-error`` for a failure), each with
+  ``providerExecuted: true``, which is what the flag means: ``onToolCall`` never fires
+  for it, and ``convertToModelMessages`` files its result inside the assistant message;
 * a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
   transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
 * the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``
@@ -36,6 +41,9 @@ from unspool.events import (
     Citation,
     Diagnostic,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
     StreamDone,
@@ -176,6 +184,28 @@ class AiSdkEncoder:
             return [_chunk(failed)]
         return []
 
+    def _hosted(self, event: Event) -> list[bytes]:
+        """A tool the model provider ran: its chunks say ``providerExecuted``."""
+        chunk: dict[str, Any]
+        if isinstance(event, HostedToolStarted):
+            chunk = {"type": "tool-input-start", "toolCallId": event.id, "toolName": event.name}
+            return [*self._end_part(), _chunk({**chunk, "providerExecuted": True})]
+        if isinstance(event, HostedToolInput):
+            chunk = {
+                "type": "tool-input-available",
+                "toolCallId": event.id,
+                "toolName": event.name,
+                "input": event.to_dict()["input"],
+            }
+        elif isinstance(event, HostedToolResult) and event.error is not None:
+            chunk = {"type": "tool-output-error", "toolCallId": event.id, "errorText": event.error}
+        elif isinstance(event, HostedToolResult):
+            output = event.to_dict()["output"]
+            chunk = {"type": "tool-output-available", "toolCallId": event.id, "output": output}
+        else:
+            return []
+        return [_chunk({**chunk, "providerExecuted": True})]
+
     # the rest -----------------------------------------------------------------------
 
     def _citation(self, event: Citation) -> list[bytes]:
@@ -243,6 +273,8 @@ class AiSdkEncoder:
             return []
         if isinstance(event, StreamDone):
             return self._done(event)
+        if isinstance(event, (HostedToolStarted, HostedToolInput, HostedToolResult)):
+            return self._hosted(event)
         return self._action(event)
 
     def close(self) -> list[bytes]:

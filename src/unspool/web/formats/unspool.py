@@ -1,6 +1,7 @@
 """The ``"unspool"`` format: every event as it is, one SSE frame each.
 
-``event:`` is the event's type (``text_delta``, ``action_complete``...), ``data:`` its
+``event:`` is the event's type (``text_delta``, ``action_complete``,
+``hosted_tool_started``...), ``data:`` its
 ``to_dict()`` JSON and ``id:`` its sequence number in the stream, from 1, so a client
 that reconnects with ``Last-Event-ID: n`` can be sent the events after ``n``
 (see :class:`unspool.web.ResumableStreams`).
