@@ -92,6 +92,9 @@ _LAZY: dict[str, str] = {
     "aencode_sse": "unspool.web",
     "EventStreamResponse": "unspool.web",
     "ResumableStreams": "unspool.web",
+    "read_request": "unspool.web",
+    "ChatRequest": "unspool.web",
+    "BadRequest": "unspool.web",
 }
 _EXTRA = {"unspool.actions": "actions", "unspool.web": "web"}
 
@@ -110,7 +113,15 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         astream_model,
         stream_model,
     )
-    from unspool.web import EventStreamResponse, ResumableStreams, aencode_sse, encode_sse
+    from unspool.web import (
+        BadRequest,
+        ChatRequest,
+        EventStreamResponse,
+        ResumableStreams,
+        aencode_sse,
+        encode_sse,
+        read_request,
+    )
 
 
 def __getattr__(name: str) -> Any:
@@ -151,6 +162,8 @@ __all__ = [
     "ActionSpan",
     "ActionStarted",
     "Allow",
+    "BadRequest",
+    "ChatRequest",
     "Citation",
     "Diagnostic",
     "Dispatcher",
@@ -217,6 +230,7 @@ __all__ = [
     "parse_interleaved",
     "parse_partial",
     "parse_tags",
+    "read_request",
     "repair",
     "run_turns",
     "stream",
