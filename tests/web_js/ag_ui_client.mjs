@@ -1,7 +1,8 @@
 // Reads an "ag-ui" stream with AG-UI's own packages and prints what it saw.
 // 1. raw: every SSE data frame checked with @ag-ui/core's EventSchemas;
 // 2. agent: @ag-ui/client's HttpAgent.runAgent (its event verifier and message
-//    reducer), recording every event, the run's ending and the final messages.
+//    reducer), recording every event (with the state before it), the run's ending, the
+//    final messages and the final state.
 // Usage: node ag_ui_client.mjs URL JSON_LIST_OF_FORWARDED_PROPS   (prints a list of results)
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
@@ -33,19 +34,20 @@ async function raw(forwardedProps) {
 async function agent(forwardedProps) {
   const a = new HttpAgent({ url, threadId: "thread-1" });
   const seen = [];
+  const states = [];
   let runError = null;
   let runFinished = null;
   let failure = null;
   try {
     await a.runAgent({ runId: "run-1", forwardedProps }, {
-      onEvent: ({ event }) => { seen.push(event.type); },
+      onEvent: ({ event, state }) => { seen.push(event.type); states.push(structuredClone(state)); },
       onRunErrorEvent: ({ event }) => { runError = { message: event.message, code: event.code ?? null }; },
       onRunFinishedEvent: ({ result, pendingToolCallIds }) => { runFinished = { result, pendingToolCallIds }; },
     });
   } catch (error) {
     failure = String(error.message || error);
   }
-  return { seen, runError, runFinished, failure, messages: a.messages };
+  return { seen, states, runError, runFinished, failure, messages: a.messages, state: a.state };
 }
 
 const out = [];

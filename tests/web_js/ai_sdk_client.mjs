@@ -3,7 +3,8 @@
 //    uiMessageChunkSchema (what DefaultChatTransport does), noting [DONE];
 // 2. chat: a real AbstractChat (what useChat wraps) with DefaultChatTransport, recording
 //    onToolCall, onError, onFinish and the final message, and the model messages the
-//    package's convertToModelMessages makes of the chat (what the next request sends on).
+//    package's convertToModelMessages makes of the chat (what the next request sends on),
+//    and every data part onData was given.
 // Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
 import {
   AbstractChat, DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
@@ -50,11 +51,13 @@ class NodeChat extends AbstractChat {
 async function chat(body) {
   const toolCalls = [];
   const errors = [];
+  const data = [];
   let finish = null;
   const c = new NodeChat({
     transport: new DefaultChatTransport({ api: url, body }),
     onToolCall: ({ toolCall }) => { toolCalls.push(toolCall); },
     onError: (error) => { errors.push(String(error.message || error)); },
+    onData: (part) => { data.push(structuredClone(part)); },  // the chat keeps and updates the first
     onFinish: ({ isError, isAbort, finishReason }) => { finish = { isError, isAbort, finishReason: finishReason ?? null }; },
   });
   await c.sendMessage({ text: "play" });
@@ -65,7 +68,7 @@ async function chat(body) {
   } catch (error) {
     modelMessages = { error: String(error.message || error) };
   }
-  return { status: c.status, toolCalls, errors, finish, message: assistant ?? null, modelMessages };
+  return { status: c.status, toolCalls, errors, data, finish, message: assistant ?? null, modelMessages };
 }
 
 const out = [];

@@ -16,6 +16,9 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
 * a dispatcher's results: ``TOOL_CALL_RESULT`` (the result as JSON text, a string as is);
   failures: ``TOOL_CALL_RESULT`` with ``{"error": ..., "errorType": ...}``;
 * citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
+* the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
+  data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
+  ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
   "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
 """
@@ -35,6 +38,8 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -53,11 +58,14 @@ from unspool.events import (
     ActionInvalid,
     ActionResult,
     ActionStarted,
+    AppData,
     Citation,
     Diagnostic,
     Event,
     ReasoningDelta,
     RefusalDelta,
+    StateDelta,
+    StateSnapshot,
     StreamDone,
     StreamError,
     TextDelta,
@@ -232,6 +240,13 @@ class AgUiEncoder:
             out = self._delta("reasoning", event.text)
         elif isinstance(event, (Citation, Diagnostic)):
             out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]
+        elif isinstance(event, AppData):
+            meta = {"unspool": {"id": event.id}} if event.id is not None else None
+            out = [CustomEvent(name=event.name, value=event.to_dict()["data"], metadata=meta)]
+        elif isinstance(event, StateSnapshot):
+            out = [StateSnapshotEvent(snapshot=event.to_dict()["state"])]
+        elif isinstance(event, StateDelta):
+            out = [StateDeltaEvent(delta=event.to_dict()["patch"])]
         elif isinstance(event, StreamError):
             self.error = event
             out = []
