@@ -18,7 +18,8 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
 * a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
   transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
 * the application's :class:`AppData`: a ``data-{name}`` chunk (with its ``id``, and
-  ``transient`` when it is); the shared state: one ``data-unspool-state`` part (id
+  ``transient`` when it is; a kept one closes the open text part, as an action does,
+  so the message's parts keep the stream's order); the shared state: one ``data-unspool-state`` part (id
   ``state``) holding the whole state, sent again after each :class:`StateSnapshot` and
   each :class:`StateDelta` (applied here, :mod:`unspool.web.json_patch`, to the state
   so far: ``{}`` until a snapshot says otherwise, as AG-UI's client starts); a delta that does
@@ -241,7 +242,8 @@ class AiSdkEncoder:
             except PatchError as exc:
                 note = Diagnostic("bad_state_delta", f"the state delta does not apply: {exc}")
                 return [self._diagnostic(note)]
-        return [_chunk({"type": "data-unspool-state", "id": "state", "data": self.state})]
+        state = {"type": "data-unspool-state", "id": "state", "data": self.state}
+        return [*self._end_part(), _chunk(state)]
 
     def _done(self, event: StreamDone) -> list[bytes]:
         self.done = True
@@ -273,8 +275,10 @@ class AiSdkEncoder:
             return self._citation(event)
         if isinstance(event, Diagnostic):
             return [self._diagnostic(event)]
-        if isinstance(event, AppData):
-            return [self._data(event)]
+        if isinstance(event, AppData):  # a part of its own closes the text (as an action)
+            return (
+                [self._data(event)] if event.transient else [*self._end_part(), self._data(event)]
+            )
         if isinstance(event, (StateSnapshot, StateDelta)):
             return self._state(event)
         if isinstance(event, StreamError):
