@@ -12,7 +12,6 @@ final model. Along the way the partial values are those of the same JSON fed as 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -65,19 +64,6 @@ PIECES = [DOCUMENT[i : i + 7] for i in range(0, len(DOCUMENT), 7)]
 FINAL = Lesson.model_validate_json(DOCUMENT)
 
 
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ReplayServer]:
-    with ReplayServer() as s:
-        yield s
-
-
-@pytest.fixture
-def server(shared_server: ReplayServer) -> Iterator[ReplayServer]:
-    shared_server.reset()
-    yield shared_server
-    shared_server.reset()
-
-
 def _states(parts: list[PartialModel[Lesson]]) -> list[Any]:
     return [p.snapshot().value.model_dump(warnings=False) for p in parts]
 
@@ -93,10 +79,10 @@ def _check(parts: list[PartialModel[Lesson]], sdk_final: Any) -> None:
     assert _states(parts) == _states(_by_text())
 
 
-def test_openai_chat_response_format(server: ReplayServer) -> None:
+def test_openai_chat_response_format(replay_server: ReplayServer) -> None:
     body = wire.sse(wire.chat_chunks([wire.Text(PIECES)], "stop"), named=False, done=True)
-    server.play(Reply([body]), Reply([body]))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    replay_server.play(Reply([body]), Reply([body]))
+    client = openai.OpenAI(base_url=replay_server.url + "/v1", api_key="k", max_retries=0)
     messages = [{"role": "user", "content": "A lesson."}]
     with client.chat.completions.stream(
         model="gpt-4o", messages=messages, response_format=Lesson
@@ -114,20 +100,20 @@ def test_openai_chat_response_format(server: ReplayServer) -> None:
     _check([p.snapshot() for p in stream_model(Lesson, events)], sdk_final)
 
 
-def test_openai_responses_text_format(server: ReplayServer) -> None:
+def test_openai_responses_text_format(replay_server: ReplayServer) -> None:
     body = wire.sse(wire.response_events([wire.Text(PIECES)]), named=True)
-    server.play(Reply([body]), Reply([body]))
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    replay_server.play(Reply([body]), Reply([body]))
+    client = openai.OpenAI(base_url=replay_server.url + "/v1", api_key="k", max_retries=0)
     with client.responses.stream(model="gpt-4.1", input="A lesson.", text_format=Lesson) as helper:
         sdk_final = helper.get_final_response().output_parsed
     events = from_openai(client.responses.create(model="gpt-4.1", input="A lesson.", stream=True))
     _check([p.snapshot() for p in stream_model(Lesson, events)], sdk_final)
 
 
-def test_anthropic_output_format(server: ReplayServer) -> None:
+def test_anthropic_output_format(replay_server: ReplayServer) -> None:
     body = wire.sse(wire.anthropic_events([wire.Text(PIECES)]), named=True)
-    server.play(Reply([body]), Reply([body]))
-    client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+    replay_server.play(Reply([body]), Reply([body]))
+    client = anthropic.Anthropic(base_url=replay_server.url, api_key="k", max_retries=0)
     messages = [{"role": "user", "content": "A lesson."}]
     with client.messages.stream(
         model="claude-test", max_tokens=500, messages=messages, output_format=Lesson
@@ -139,11 +125,11 @@ def test_anthropic_output_format(server: ReplayServer) -> None:
     _check([p.snapshot() for p in stream_model(Lesson, from_anthropic(raw))], sdk_final)
 
 
-def test_anthropic_forced_tool(server: ReplayServer) -> None:
+def test_anthropic_forced_tool(replay_server: ReplayServer) -> None:
     call = wire.Call("record_lesson", "toolu_1", PIECES)
     body = wire.sse(wire.anthropic_events([wire.Text(["Here."]), call], "tool_use"), named=True)
-    server.play(Reply([body]), Reply([body]))
-    client = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
+    replay_server.play(Reply([body]), Reply([body]))
+    client = anthropic.Anthropic(base_url=replay_server.url, api_key="k", max_retries=0)
     kwargs: dict[str, Any] = {
         "model": "claude-test",
         "max_tokens": 500,
@@ -158,11 +144,11 @@ def test_anthropic_forced_tool(server: ReplayServer) -> None:
     _check([p.snapshot() for p in stream_model(Lesson, events, tool="record_lesson")], sdk_final)
 
 
-def test_gemini_response_schema(server: ReplayServer) -> None:
+def test_gemini_response_schema(replay_server: ReplayServer) -> None:
     chunks = [chunk(gemini_text(p)) for p in PIECES[:-1]]
     body = gemini_sse([*chunks, chunk(gemini_text(PIECES[-1]), finish="STOP")])
-    server.play(Reply([body]), Reply([body]))
-    client = genai.Client(api_key="k", http_options={"base_url": server.url})
+    replay_server.play(Reply([body]), Reply([body]))
+    client = genai.Client(api_key="k", http_options={"base_url": replay_server.url})
     config = {"response_mime_type": "application/json", "response_schema": Lesson}
     texts = [
         c.text

@@ -11,7 +11,6 @@ as without it, for any arguments hypothesis draws.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import date
 from typing import Any, Literal
 
@@ -281,20 +280,7 @@ def test_the_converters_leave_their_input_alone() -> None:
 # --------------------------------------------------------------------- through the SDKs
 
 
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ReplayServer]:
-    with ReplayServer() as s:
-        yield s
-
-
-@pytest.fixture
-def server(shared_server: ReplayServer) -> Iterator[ReplayServer]:
-    shared_server.reset()
-    yield shared_server
-    shared_server.reset()
-
-
-def test_each_sdk_takes_the_strict_tools(server: ReplayServer) -> None:
+def test_each_sdk_takes_the_strict_tools(replay_server: ReplayServer) -> None:
     registry = _registry(Order, Optionals, Item)
     messages = [{"role": "user", "content": "order"}]
     chat_tools = registry.tools("openai", strict=True)
@@ -309,31 +295,31 @@ def test_each_sdk_takes_the_strict_tools(server: ReplayServer) -> None:
         {"function_declarations": registry.tools("gemini", strict=True)}
     )
 
-    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
-    server.play(_reply("openai"))
+    client = openai.OpenAI(base_url=replay_server.url + "/v1", api_key="k", max_retries=0)
+    replay_server.play(_reply("openai"))
     list(
         client.chat.completions.create(model="m", messages=messages, tools=chat_tools, stream=True)
     )
-    assert server.requests[-1][2]["tools"] == chat_tools
-    server.play(_reply("openai_responses"))
+    assert replay_server.requests[-1][2]["tools"] == chat_tools
+    replay_server.play(_reply("openai_responses"))
     list(client.responses.create(model="m", input=messages, tools=responses_tools, stream=True))
-    assert server.requests[-1][2]["tools"] == responses_tools
-    aclient = anthropic.Anthropic(base_url=server.url, api_key="k", max_retries=0)
-    server.play(_reply("anthropic"))
+    assert replay_server.requests[-1][2]["tools"] == responses_tools
+    aclient = anthropic.Anthropic(base_url=replay_server.url, api_key="k", max_retries=0)
+    replay_server.play(_reply("anthropic"))
     with aclient.messages.stream(
         model="m", max_tokens=9, messages=messages, tools=anthropic_tools
     ) as s:
         list(s)
-    assert server.requests[-1][2]["tools"] == anthropic_tools
-    gclient = genai.Client(api_key="k", http_options={"base_url": server.url})
-    server.play(_reply("gemini"))
+    assert replay_server.requests[-1][2]["tools"] == anthropic_tools
+    gclient = genai.Client(api_key="k", http_options={"base_url": replay_server.url})
+    replay_server.play(_reply("gemini"))
     config = genai_types.GenerateContentConfig(tools=[gemini_tool])
     list(
         gclient.models.generate_content_stream(
             model="gemini-2.5-flash", contents="order", config=config
         )
     )
-    sent = server.requests[-1][2]["tools"][0]["functionDeclarations"]
+    sent = replay_server.requests[-1][2]["tools"][0]["functionDeclarations"]
     assert [d["name"] for d in sent] == ["order", "optionals", "item"]
     assert sent[1]["parameters"]["properties"]["view"] == {
         "type": "STRING",

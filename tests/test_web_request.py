@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -207,31 +206,18 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-@pytest.fixture(scope="module")
-def shared_server() -> Iterator[ReplayServer]:
-    with ReplayServer() as s:
-        yield s
-
-
-@pytest.fixture
-def server(shared_server: ReplayServer) -> Iterator[ReplayServer]:
-    shared_server.reset()
-    yield shared_server
-    shared_server.reset()
-
-
 BODIES = {"ai-sdk": ai_sdk_body, "ag-ui": ag_ui_body}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("format", list(BODIES))
 def test_each_provider_sdk_takes_the_converted_conversation(
-    server: ReplayServer, format: str, provider: str
+    replay_server: ReplayServer, format: str, provider: str
 ) -> None:
     chat = read_request(BODIES[format](), format=format)
     messages = chat.to_messages(provider)
     check(provider, messages)  # the SDK's request types
-    sent = send(provider, server, messages, chat.system)  # the SDK's client, over HTTP
+    sent = send(provider, replay_server, messages, chat.system)  # the SDK's client, over HTTP
     key = {"gemini": "contents", "openai_responses": "input"}.get(provider, "messages")
     assert len(sent[key]) == len(messages)
     if provider in ("openai", "openai_responses", "anthropic", "ollama", "bedrock"):

@@ -7,8 +7,9 @@
 //    and every data part onData was given.
 // Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
 import {
-  AbstractChat, DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
+  DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
 } from "ai";
+import { NodeChat } from "./node_chat.mjs";
 
 const [url, bodiesText] = process.argv.slice(2);
 
@@ -34,18 +35,6 @@ async function raw(body) {
     invalid,
     lastData: dataLines.at(-1),
   };
-}
-
-class State {
-  constructor() { this.status = "ready"; this.error = undefined; this.messages = []; }
-  pushMessage(m) { this.messages = this.messages.concat(m); }
-  popMessage() { this.messages = this.messages.slice(0, -1); }
-  replaceMessage(i, m) { this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)]; }
-  snapshot(thing) { return structuredClone(thing); }
-}
-
-class NodeChat extends AbstractChat {
-  constructor(init) { super({ ...init, state: new State() }); }
 }
 
 async function chat(body) {

@@ -4,21 +4,10 @@
 //    page answers with addToolOutput; 2. the chat is sent on; the reply asks an approval,
 //    which the page denies with addToolApprovalResponse; 3. sent on again; 4. a last message.
 // Usage: node chat_flow.mjs URL PNG_DATA_URL   (prints the final messages and the tool calls seen)
-import { AbstractChat, DefaultChatTransport } from "ai";
+import { DefaultChatTransport } from "ai";
+import { NodeChat } from "./node_chat.mjs";
 
 const [url, pngUrl] = process.argv.slice(2);
-
-class State {
-  constructor() { this.status = "ready"; this.error = undefined; this.messages = []; }
-  pushMessage(m) { this.messages = this.messages.concat(m); }
-  popMessage() { this.messages = this.messages.slice(0, -1); }
-  replaceMessage(i, m) { this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)]; }
-  snapshot(thing) { return structuredClone(thing); }
-}
-
-class NodeChat extends AbstractChat {
-  constructor(init) { super({ ...init, state: new State() }); }
-}
 
 const toolCalls = [];
 const errors = [];

@@ -18,6 +18,8 @@ import base64
 import copy
 from typing import Any
 
+from unspool.web.formats.ui_messages import TOOL_STATES
+
 __all__ = [
     "PNG",
     "STATES",
@@ -32,15 +34,7 @@ PNG = base64.b64decode(
 )
 """A 1x1 PNG."""
 
-STATES = (
-    "input-streaming",
-    "input-available",
-    "approval-requested",
-    "approval-responded",
-    "output-available",
-    "output-error",
-    "output-denied",
-)
+STATES = TOOL_STATES
 
 
 def png_url() -> str:

@@ -20,12 +20,14 @@ The models mirror the zod schema ``validateUIMessages`` checks in the ``ai`` pac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
 import pydantic
 from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+
+from unspool.web.conversation import ToolState
 
 __all__ = [
     "PART_TAGS",
@@ -37,15 +39,7 @@ __all__ = [
     "tool_name",
 ]
 
-TOOL_STATES = (
-    "input-streaming",
-    "input-available",
-    "approval-requested",
-    "approval-responded",
-    "output-available",
-    "output-error",
-    "output-denied",
-)
+TOOL_STATES: tuple[str, ...] = get_args(ToolState)
 """Every state a tool part can be in."""
 
 
