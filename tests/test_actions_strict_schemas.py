@@ -29,6 +29,7 @@ from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 
+from hypothesis_profiles import examples
 from replay import ReplayServer
 from unspool import ActionRegistry
 from unspool.actions.strict_schemas import (
@@ -354,7 +355,7 @@ def _optionals_args(draw: st.DrawFn) -> dict[str, Any]:
     return args
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_optionals_args())
 def test_a_strict_models_nulls_read_as_the_properties_left_out(args: dict[str, Any]) -> None:
     registry = _registry(Optionals)

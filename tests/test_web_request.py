@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from hypothesis_profiles import examples
 from replay import ReplayServer
 from unspool import ActionFailed, ActionResult, BadRequest, read_request
 from unspool.web import bad_request_handler
@@ -573,7 +574,7 @@ def _mutated(draw: st.DrawFn) -> tuple[str, Any]:
     return format, body
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_mutated())
 def test_any_body_is_read_or_refused_with_a_bad_request(case: tuple[str, Any]) -> None:
     format, body = case
