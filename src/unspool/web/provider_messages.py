@@ -19,7 +19,9 @@ they are :attr:`ChatRequest.system <unspool.web.request.ChatRequest.system>`), t
 reasoning (the providers want it back signed or encrypted, which a UI message does not
 carry), a call still streaming its input, a call the provider itself ran
 (``providerExecuted``), and a call the request does not answer unless its outcome is
-given (``results``): each is still in :attr:`ChatRequest.tool_calls`.
+given (``results``): each is still in :attr:`ChatRequest.tool_calls`. An outcome given in
+``results`` is sent in place of whatever the request says of that call: a server that
+recorded a call's outcome sends its own record, not the page's copy of it.
 
 Call ids go to the provider as they are when they fit every provider's rule
 (``[A-Za-z0-9_-]``, at most 40 characters, as Anthropic and OpenAI require); any other
@@ -133,10 +135,12 @@ def _call_events(call: RequestToolCall, index: int, results: Mapping[str, Outcom
     """The events a call stands for (none when it is not sent: see the module docs)."""
     if call.state == "input-streaming" or call.provider_executed:
         return []
-    invalid = _invalid(call, index)
-    if invalid is not None and (call.answered or call.id in results):
-        return [invalid]
     complete = ActionComplete(call.id, index, call.name, _args(call), provider_call_id(call.id))
+    if call.id in results:  # the server's own record wins over what the page says
+        return [complete, results[call.id]]
+    invalid = _invalid(call, index)
+    if invalid is not None and call.answered:
+        return [invalid]
     if call.state == "output-available":
         return [complete, ActionResult(call.id, index, call.name, call.output)]
     if call.state == "output-error":
@@ -431,7 +435,7 @@ def write_messages(
     turns: Iterable[Turn], provider: str, results: Mapping[str, Outcome] | None = None
 ) -> list[dict[str, Any]]:
     """The conversation's messages for ``provider`` (a key of :data:`SHAPES`); ``results``
-    gives the outcome of calls the request leaves unanswered, by call id."""
+    gives calls' outcomes by call id, in place of what the request says of them."""
     shape = SHAPES.get(provider)
     if shape is None:
         known = ", ".join(repr(name) for name in SHAPES)

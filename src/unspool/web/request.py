@@ -129,9 +129,11 @@ class ChatRequest:
         ``"openai_responses"``, ``"anthropic"``, ``"gemini"``, ``"bedrock"``,
         ``"ollama"``), tool results in its own shape (see
         :mod:`unspool.web.provider_messages`). Instructions are not among them (see
-        :attr:`system`). ``results``: the ``ActionResult`` / ``ActionFailed`` of calls the
-        request leaves unanswered (by the call's id), e.g. an approved call the server has
-        now run; other events are ignored."""
+        :attr:`system`). ``results``: ``ActionResult`` / ``ActionFailed`` events (matched
+        by the call's id) sent in place of what the request says of those calls: the
+        outcome of a call the request leaves unanswered (an approved call the server has
+        now run), or the server's own record of one the page echoes; other events are
+        ignored."""
         given = {e.id: e for e in results if isinstance(e, (ActionResult, ActionFailed))}
         return write_messages(self.turns, provider, given)
 
