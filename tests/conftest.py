@@ -26,6 +26,7 @@ import pytest
 
 import run_support
 from hypothesis_profiles import load_profile
+from replay import ReplayServer
 from unspool.core import machines
 
 PROFILE = load_profile()
@@ -101,3 +102,18 @@ def build_once(run_dir: Path) -> Callable[[str, Callable[[Path], None]], Path]:
         return run_support.build_once(run_dir, key, build)
 
     return once
+
+
+@pytest.fixture(scope="module")
+def module_replay_server() -> Iterator[ReplayServer]:
+    """One loopback replay server (``tests/replay``) for the module's tests."""
+    with ReplayServer() as server:
+        yield server
+
+
+@pytest.fixture
+def replay_server(module_replay_server: ReplayServer) -> Iterator[ReplayServer]:
+    """The module's replay server with no reply or request left from an earlier test."""
+    module_replay_server.reset()
+    yield module_replay_server
+    module_replay_server.reset()

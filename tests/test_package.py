@@ -96,10 +96,13 @@ SIDE_BY_SIDE = 2
 """The layer whose folders must not import each other (core and events, or the cli and
 the package facade, share a layer and may)."""
 
-ALLOWED_SIBLING_IMPORTS: frozenset[tuple[str, str]] = frozenset()
-"""Imports allowed between folders of the same layer (importer, imported).  Today there are
-none: actions, sources and web meet only through events and duck-typed interfaces (a
-source's ``dispatcher=`` argument, a registry's ``validate``)."""
+ALLOWED_SIBLING_IMPORTS: frozenset[tuple[str, str]] = frozenset({("web", "sources")})
+"""Imports allowed between folders of the same layer (importer, imported).  One: the web
+layer writes a chat UI's conversation in each provider's shape with the providers' own
+tool-result builders (``web/provider_messages.py`` imports
+``sources/providers/tool_results.py``, so a tool result reads the same in one process and
+across requests).  Otherwise actions, sources and web meet only through events and
+duck-typed interfaces (a source's ``dispatcher=`` argument, a registry's ``validate``)."""
 
 
 def _part_of(module: str) -> str:

@@ -36,6 +36,9 @@ SAMPLES: list[Any] = [
     ev.HostedToolInput("r/hosted:0", "web_search", {"query": "weather"}),
     ev.HostedToolResult("r/hosted:0", "web_search", {"sources": []}, "none", "web_search_call"),
     ev.Diagnostic("fence", "the fence was not shown", 0, "```json"),
+    ev.AppData("weather", {"city": "Lyon", "temp": 21}, "w1", True),
+    ev.StateSnapshot({"cart": []}),
+    ev.StateDelta([{"op": "add", "path": "/cart/-", "value": "p1"}]),
     ev.StreamError("upstream closed", "ReadError"),
     ev.StreamDone("error", 1, 1, 2),
 ]

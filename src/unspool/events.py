@@ -16,6 +16,8 @@ these events, in the order the model wrote things:
 * :class:`Diagnostic`: something skipped, repaired or ignored, never silent.
 * :class:`StreamError`: the upstream failed; events before it stay valid.
 * :class:`StreamDone`: always last.
+* :class:`AppData`, :class:`StateSnapshot`, :class:`StateDelta`: the application's own
+  data for the page, which an application yields into the stream (never a parser).
 
 Events are small immutable dataclasses; ``to_dict()`` gives a JSON-safe dict
 whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...),
@@ -37,12 +39,14 @@ from typing import Any, ClassVar, Literal
 from unspool.jsonsafe import to_jsonable
 
 __all__ = [
+    "PATCH_OPS",
     "ActionArgsDelta",
     "ActionComplete",
     "ActionFailed",
     "ActionInvalid",
     "ActionResult",
     "ActionStarted",
+    "AppData",
     "Citation",
     "Diagnostic",
     "DoneReason",
@@ -53,6 +57,8 @@ __all__ = [
     "HostedToolStarted",
     "ReasoningDelta",
     "RefusalDelta",
+    "StateDelta",
+    "StateSnapshot",
     "StreamDone",
     "StreamError",
     "TextDelta",
@@ -359,6 +365,87 @@ class StreamDone(_Event):
     type: ClassVar[str] = "stream_done"
 
 
+@dataclass(frozen=True, slots=True, repr=False)
+class AppData(_Event):
+    """The application's own data for the page, under a ``name`` (not the model's words).
+
+    In the ``"ai-sdk"`` format a ``data-{name}`` part: one with an ``id`` is replaced by the
+    next with the same name and ``id`` (a card that fills in stays one part), a
+    ``transient`` one reaches ``onData`` only and is never kept in the message. In
+    ``"ag-ui"`` a ``CUSTOM`` event named ``name`` whose value is ``data``. ``data`` is any
+    value ``to_dict()`` can write (see :func:`unspool.jsonsafe.to_jsonable`)."""
+
+    name: str
+    data: Any
+    id: str | None = None
+    transient: bool = False
+    type: ClassVar[str] = "app_data"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError("AppData needs a non-empty name")
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class StateSnapshot(_Event):
+    """The whole state the page shares with the application, replacing what it held
+    (AG-UI ``STATE_SNAPSHOT``; see the web formats for the others)."""
+
+    state: Any
+    type: ClassVar[str] = "state_snapshot"
+
+
+PATCH_OPS: dict[str, tuple[str, ...]] = {
+    "add": ("path", "value"),
+    "remove": ("path",),
+    "replace": ("path", "value"),
+    "move": ("from", "path"),
+    "copy": ("from", "path"),
+    "test": ("path", "value"),
+}
+"""The operations of a JSON Patch (RFC 6902) and the members each requires."""
+
+
+def _pointer_ok(pointer: Any) -> bool:
+    """Whether ``pointer`` is a JSON Pointer (RFC 6901): ``""`` or ``/``-led tokens, each
+    ``~`` followed by ``0`` or ``1``."""
+    if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
+        return False
+    return all(
+        token[i + 1 : i + 2] in ("0", "1")
+        for token in pointer.split("/")
+        for i, c in enumerate(token)
+        if c == "~"
+    )
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class StateDelta(_Event):
+    """A change to the shared state as a JSON Patch (RFC 6902): a sequence of operations
+    (``{"op": "add", "path": "/cart/-", "value": ...}``), applied in order, all or none
+    (AG-UI ``STATE_DELTA``). A patch that is not well formed is a ``ValueError`` here;
+    whether it applies to the state is for the one who applies it to say."""
+
+    patch: tuple[Mapping[str, Any], ...]
+    type: ClassVar[str] = "state_delta"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.patch, (str, bytes, Mapping)):
+            raise ValueError("a StateDelta's patch is a sequence of operations")
+        patch = tuple(self.patch)
+        for i, op in enumerate(patch):
+            name = op.get("op") if isinstance(op, Mapping) else None
+            if name not in PATCH_OPS:
+                raise ValueError(f"patch[{i}]: not an operation of RFC 6902: {op!r}")
+            missing = [m for m in PATCH_OPS[name] if m not in op]
+            if missing:
+                raise ValueError(f"patch[{i}]: {name!r} needs {', '.join(missing)}")
+            bad = [m for m in ("path", "from") if m in PATCH_OPS[name] and not _pointer_ok(op[m])]
+            if bad:
+                raise ValueError(f"patch[{i}]: {bad[0]!r} is not a JSON Pointer: {op[bad[0]]!r}")
+        object.__setattr__(self, "patch", patch)
+
+
 Event = (
     TextDelta
     | ReasoningDelta
@@ -376,6 +463,9 @@ Event = (
     | Diagnostic
     | StreamError
     | StreamDone
+    | AppData
+    | StateSnapshot
+    | StateDelta
 )
 
 

@@ -1,8 +1,8 @@
 // Reads an "ag-ui" stream with AG-UI's own packages and prints what it saw.
 // 1. raw: every SSE data frame checked with @ag-ui/core's EventSchemas;
 // 2. agent: @ag-ui/client's HttpAgent.runAgent (its event verifier and message
-//    reducer), recording every event, the run's ending, the final messages and the roles
-//    of the messages the next run would send.
+//    reducer), recording every event (with the state before it), the run's ending, the
+//    final messages, the final state and the roles of the messages the next run would send.
 // Usage: node ag_ui_client.mjs URL JSON_LIST_OF_FORWARDED_PROPS   (prints a list of results)
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
@@ -34,12 +34,13 @@ async function raw(forwardedProps) {
 async function agent(forwardedProps) {
   const a = new HttpAgent({ url, threadId: "thread-1" });
   const seen = [];
+  const states = [];
   let runError = null;
   let runFinished = null;
   let failure = null;
   try {
     await a.runAgent({ runId: "run-1", forwardedProps }, {
-      onEvent: ({ event }) => { seen.push(event.type); },
+      onEvent: ({ event, state }) => { seen.push(event.type); states.push(structuredClone(state)); },
       onRunErrorEvent: ({ event }) => { runError = { message: event.message, code: event.code ?? null }; },
       onRunFinishedEvent: ({ result, pendingToolCallIds }) => { runFinished = { result, pendingToolCallIds }; },
     });
@@ -48,7 +49,7 @@ async function agent(forwardedProps) {
   }
   // what the next run would send the agent (activity messages are the UI's, never sent)
   const nextRoles = a.prepareRunAgentInput({ runId: "run-2" }).messages.map((m) => m.role);
-  return { seen, runError, runFinished, failure, messages: a.messages, nextRoles };
+  return { seen, states, runError, runFinished, failure, messages: a.messages, state: a.state, nextRoles };
 }
 
 const out = [];

@@ -3,11 +3,13 @@
 //    uiMessageChunkSchema (what DefaultChatTransport does), noting [DONE];
 // 2. chat: a real AbstractChat (what useChat wraps) with DefaultChatTransport, recording
 //    onToolCall, onError, onFinish and the final message, and the model messages the
-//    package's convertToModelMessages makes of the chat (what the next request sends on).
+//    package's convertToModelMessages makes of the chat (what the next request sends on),
+//    and every data part onData was given.
 // Usage: node ai_sdk_client.mjs URL JSON_LIST_OF_BODIES   (prints a list of results)
 import {
-  AbstractChat, DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
+  DefaultChatTransport, convertToModelMessages, parseJsonEventStream, uiMessageChunkSchema,
 } from "ai";
+import { NodeChat } from "./node_chat.mjs";
 
 const [url, bodiesText] = process.argv.slice(2);
 
@@ -35,26 +37,16 @@ async function raw(body) {
   };
 }
 
-class State {
-  constructor() { this.status = "ready"; this.error = undefined; this.messages = []; }
-  pushMessage(m) { this.messages = this.messages.concat(m); }
-  popMessage() { this.messages = this.messages.slice(0, -1); }
-  replaceMessage(i, m) { this.messages = [...this.messages.slice(0, i), m, ...this.messages.slice(i + 1)]; }
-  snapshot(thing) { return structuredClone(thing); }
-}
-
-class NodeChat extends AbstractChat {
-  constructor(init) { super({ ...init, state: new State() }); }
-}
-
 async function chat(body) {
   const toolCalls = [];
   const errors = [];
+  const data = [];
   let finish = null;
   const c = new NodeChat({
     transport: new DefaultChatTransport({ api: url, body }),
     onToolCall: ({ toolCall }) => { toolCalls.push(toolCall); },
     onError: (error) => { errors.push(String(error.message || error)); },
+    onData: (part) => { data.push(structuredClone(part)); },  // the chat keeps and updates the first
     onFinish: ({ isError, isAbort, finishReason }) => { finish = { isError, isAbort, finishReason: finishReason ?? null }; },
   });
   await c.sendMessage({ text: "play" });
@@ -65,7 +57,7 @@ async function chat(body) {
   } catch (error) {
     modelMessages = { error: String(error.message || error) };
   }
-  return { status: c.status, toolCalls, errors, finish, message: assistant ?? null, modelMessages };
+  return { status: c.status, toolCalls, errors, data, finish, message: assistant ?? null, modelMessages };
 }
 
 const out = [];

@@ -94,11 +94,22 @@ def ai_sdk_client() -> Path:
 
 
 def run_node(
-    folder: Path, script: str, *args: str, timeout: float = 60, expect_json: bool = True
+    folder: Path,
+    script: str,
+    *args: str,
+    timeout: float = 60,
+    expect_json: bool = True,
+    stdin: str | None = None,
 ) -> Any:
-    """Run ``script`` (in ``folder``) with node; the JSON it prints, when ``expect_json``."""
+    """Run ``script`` (in ``folder``) with node (``stdin`` written to it); the JSON it
+    prints, when ``expect_json``."""
     done = subprocess.run(
-        ["node", script, *args], cwd=folder, capture_output=True, text=True, timeout=timeout
+        ["node", script, *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=stdin,
     )
     assert done.returncode == 0, f"node {script} failed:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout) if expect_json else done.stdout

@@ -11,7 +11,8 @@
 * :class:`ActionContext`: what a handler may learn about its action (ids, an
   idempotency key for the services it calls).
 * :func:`stream_model`, :func:`astream_model`: typed partial Pydantic models
-  while their JSON streams.
+  while their JSON streams (text, or a provider's events); :func:`model_data`,
+  :func:`amodel_data`: those events for a page, the model as it fills in.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
 from unspool.actions.partial_model import (
+    JsonFromEvents,
     ModelStream,
     Partial,
     PartialModel,
+    amodel_data,
     astream_model,
+    model_data,
     stream_model,
 )
 from unspool.actions.registry import ActionRegistry, ActionSpec
@@ -53,6 +57,7 @@ __all__ = [
     "ActionSpec",
     "Claim",
     "Dispatcher",
+    "JsonFromEvents",
     "Ledger",
     "LedgerError",
     "MemoryLedger",
@@ -63,6 +68,8 @@ __all__ = [
     "Record",
     "RedisLedger",
     "SqliteLedger",
+    "amodel_data",
     "astream_model",
+    "model_data",
     "stream_model",
 ]

@@ -38,6 +38,16 @@ accumulated text is never parsed again). While the document forms:
   validation's errors). Malformed JSON ends the iteration at the chunk that broke it.
   ``raise_on_error=True`` raises ``pydantic.ValidationError`` instead.
 
+The chunks may also be unspool events, straight from a provider adapter
+(``from_openai``, ``from_anthropic``, ``from_gemini``... or ``generate()``): the JSON is then
+read from the reply's text (``TextDelta``: OpenAI ``response_format`` / Responses
+``text.format``, Anthropic's output format, Gemini's ``response_schema``), or, with
+``tool="name"``, from the arguments of the first call to that tool (a tool the model was
+forced to call: ``ActionArgsDelta.delta``, or the whole arguments when the provider sent
+them at once); ``StreamDone`` ends the document. :func:`model_data` turns such a stream
+into the page's: the JSON replaced by :class:`~unspool.events.AppData` of the model as it
+fills in (:meth:`PartialModel.to_data`), everything else passed on.
+
 Field checks during the stream use the field's annotation and constraints
 (``Field(...)``, ``Annotated`` validators); ``@field_validator`` and
 ``@model_validator`` methods run in the final validation only. ``value`` is
@@ -47,6 +57,7 @@ to keep one state).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, cast
@@ -58,8 +69,31 @@ from unspool.actions.validation import ErrorDict, pydantic_errors
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.core.path_events import Path, PathEvent, StringDelta, ValueEnd, ValueStart
+from unspool.events import (
+    ActionArgsDelta,
+    ActionComplete,
+    ActionInvalid,
+    ActionStarted,
+    AppData,
+    Event,
+    StreamDone,
+    StreamError,
+    TextDelta,
+)
 
-__all__ = ["ModelStream", "Partial", "PartialModel", "astream_model", "stream_model"]
+__all__ = [
+    "JsonFromEvents",
+    "ModelStream",
+    "Partial",
+    "PartialModel",
+    "amodel_data",
+    "astream_model",
+    "model_data",
+    "stream_model",
+]
+
+Chunk = str | bytes | Event
+"""What :func:`stream_model` reads: JSON text (or bytes), or unspool events."""
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 M_co = TypeVar("M_co", bound=pydantic.BaseModel, covariant=True)
@@ -108,6 +142,23 @@ class PartialModel(Generic[M]):
         value = cast(pydantic.BaseModel, self.value)
         started = value.model_fields_set | {p[0] for p in self.pending if p}
         return frozenset(n for n in type(value).model_fields if n not in started)
+
+    def to_data(self, name: str, *, id: str | None = None, transient: bool = False) -> AppData:
+        """This state as :class:`~unspool.events.AppData` for the page, taken now (the
+        value keeps changing): ``data`` is ``{"value": the model as JSON (fields not
+        arrived are null or their default), "pending": paths still forming, "missing":
+        fields not started, "done", "complete", "errors"}``; ``id`` defaults to ``name``,
+        so the AI SDK keeps one part that fills in."""
+        value = cast(pydantic.BaseModel, self.value)
+        data = {
+            "value": value.model_dump(mode="json", warnings=False),
+            "pending": sorted((list(p) for p in self.pending), key=repr),
+            "missing": sorted(self.missing),
+            "done": self.done,
+            "complete": self.complete,
+            "errors": list(self.errors),
+        }
+        return AppData(name, data, id=name if id is None else id, transient=transient)
 
     def snapshot(self) -> PartialModel[M]:
         """A copy whose ``value`` no longer changes as the stream goes on."""
@@ -430,10 +481,60 @@ def _json_invalid(model: type[pydantic.BaseModel], message: str) -> pydantic.Val
     )
 
 
+class JsonFromEvents:
+    """Picks a document's JSON text out of unspool events (sans-I/O): the reply's text,
+    or with ``tool`` the arguments of the first call to that tool.
+
+    :meth:`read` returns the text an event carries (``""`` for an event that belongs to
+    the document but carries none), or ``None`` for an event that is not the document's;
+    :attr:`ended` turns true at the document's end (``StreamDone``, ``StreamError``, or
+    the tool call's end)."""
+
+    def __init__(self, tool: str | None = None) -> None:
+        self.tool = tool
+        self.call_id: str | None = None
+        self.fed = False
+        self.ended = False
+
+    def read(self, event: Event) -> str | None:
+        if isinstance(event, (StreamDone, StreamError)):
+            self.ended = True
+            return None
+        if self.tool is None:
+            return event.text if isinstance(event, TextDelta) and not self.ended else None
+        if isinstance(event, ActionStarted) and event.name == self.tool and self.call_id is None:
+            self.call_id = event.id
+            return ""
+        if getattr(event, "id", None) != self.call_id or self.call_id is None:
+            return None
+        if isinstance(event, ActionArgsDelta):
+            self.fed = self.fed or bool(event.delta)
+            return event.delta or ""
+        if isinstance(event, (ActionComplete, ActionInvalid)):
+            self.ended = True
+            if self.fed:
+                return ""
+            if isinstance(event, ActionComplete):
+                return json.dumps(event.to_dict()["args"], ensure_ascii=False)
+            return event.raw or ""
+        return ""
+
+
+def _text(item: Chunk, reader: JsonFromEvents) -> str | bytes | None:
+    if isinstance(item, (str, bytes)):
+        return item
+    if not isinstance(item, Event):
+        raise TypeError(
+            f"stream_model reads str, bytes or unspool events, not {type(item).__name__}"
+        )
+    return reader.read(item)
+
+
 def stream_model(
     model: type[M],
-    chunks: Iterable[str | bytes],
+    chunks: Iterable[Chunk],
     *,
+    tool: str | None = None,
     lenient: bool = False,
     skip_preamble: bool = False,
     trailing: str | None = None,
@@ -442,6 +543,8 @@ def stream_model(
     """Yield a :class:`PartialModel` of ``model`` after each chunk that changed it, and
     last one with ``done=True``: ``complete`` with the validated ``final`` model, or not
     complete with ``errors`` saying why (malformed JSON stops reading ``chunks``).
+    ``chunks`` are JSON text or bytes, or unspool events (the reply's text, or the
+    arguments of the first call to ``tool``: see the module's documentation).
     ``raise_on_error=True`` raises ``pydantic.ValidationError`` for an invalid,
     malformed or truncated document instead."""
     stream = ModelStream(
@@ -451,19 +554,31 @@ def stream_model(
         trailing=trailing,
         raise_on_error=raise_on_error,
     )
+    reader = JsonFromEvents(tool)
     for chunk in chunks:
-        part = stream.feed(chunk)
+        text = _text(chunk, reader)
+        part = stream.feed(text) if text else None
         if part is not None:
             yield part
-        if stream.failed:
+        if stream.failed or reader.ended:
             break
     yield stream.finish()
 
 
+async def _aiter(chunks: AsyncIterable[Any] | Iterable[Any]) -> AsyncIterator[Any]:
+    if isinstance(chunks, AsyncIterable):
+        async for chunk in chunks:
+            yield chunk
+    else:
+        for chunk in chunks:
+            yield chunk
+
+
 async def astream_model(
     model: type[M],
-    chunks: AsyncIterable[str | bytes] | Iterable[str | bytes],
+    chunks: AsyncIterable[Chunk] | Iterable[Chunk],
     *,
+    tool: str | None = None,
     lenient: bool = False,
     skip_preamble: bool = False,
     trailing: str | None = None,
@@ -477,18 +592,81 @@ async def astream_model(
         trailing=trailing,
         raise_on_error=raise_on_error,
     )
-    if isinstance(chunks, AsyncIterable):
-        async for chunk in chunks:
-            part = stream.feed(chunk)
-            if part is not None:
-                yield part
-            if stream.failed:
-                break
-    else:
-        for chunk in chunks:
-            part = stream.feed(chunk)
-            if part is not None:
-                yield part
-            if stream.failed:
-                break
+    reader = JsonFromEvents(tool)
+    async for chunk in _aiter(chunks):
+        text = _text(chunk, reader)
+        part = stream.feed(text) if text else None
+        if part is not None:
+            yield part
+        if stream.failed or reader.ended:
+            break
     yield stream.finish()
+
+
+class _ModelData(Generic[M]):
+    """The state of :func:`model_data`: the document's stream, its reader, the names."""
+
+    def __init__(
+        self, model: type[M], name: str, tool: str | None, id: str | None, lenient: bool
+    ) -> None:
+        self.stream = ModelStream(model, lenient=lenient, skip_preamble=lenient)
+        self.reader = JsonFromEvents(tool)
+        self.name, self.id = name, id
+        self.finished = False
+
+    def on(self, event: Event) -> list[Event]:
+        """What the page gets for one event of the source."""
+        text = self.reader.read(event)
+        if text is None:
+            if isinstance(event, StreamDone):
+                return [*self.finish(), event]
+            return [event]
+        if self.finished or self.stream.failed:
+            return []
+        part = self.stream.feed(text) if text else None
+        out: list[Event] = [] if part is None else [part.to_data(self.name, id=self.id)]
+        return out + (self.finish() if self.reader.ended or self.stream.failed else [])
+
+    def finish(self) -> list[Event]:
+        if self.finished:
+            return []
+        self.finished = True
+        return [self.stream.finish().to_data(self.name, id=self.id)]
+
+
+def model_data(
+    model: type[M],
+    events: Iterable[Event],
+    *,
+    name: str,
+    tool: str | None = None,
+    id: str | None = None,
+    lenient: bool = False,
+) -> Iterator[Event]:
+    """``events`` (from a provider adapter or ``generate()``) for the page: the document's
+    JSON (the reply's text, or the arguments of the call to ``tool``) replaced by
+    :class:`~unspool.events.AppData` ``name`` of the model as it fills in (one after each
+    change, the last, ``done``, before ``StreamDone``), every other event as it came.
+    ``lenient`` reads what models get wrong (and skips a preamble or a fence)."""
+    state = _ModelData(model, name, tool, id, lenient)
+    for event in events:
+        yield from state.on(event)
+    yield from state.finish()
+
+
+async def amodel_data(
+    model: type[M],
+    events: AsyncIterable[Event] | Iterable[Event],
+    *,
+    name: str,
+    tool: str | None = None,
+    id: str | None = None,
+    lenient: bool = False,
+) -> AsyncIterator[Event]:
+    """Async :func:`model_data`: ``events`` may be an async or a sync iterable."""
+    state = _ModelData(model, name, tool, id, lenient)
+    async for event in _aiter(events):
+        for out in state.on(event):
+            yield out
+    for out in state.finish():
+        yield out

@@ -33,7 +33,8 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from unspool.actions.context import ActionContext
-from unspool.actions.tool_formats import TOOL_FORMATS
+from unspool.actions.strict_schemas import StrictSchemaError, drop_absent_nulls
+from unspool.actions.tool_formats import STRICT_TOOL_FORMATS, TOOL_FORMATS
 from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
 from unspool.protocols.emitter import Validation
 
@@ -75,12 +76,16 @@ class ActionSpec:
         return self.handler is not None and inspect.iscoroutinefunction(self.handler)
 
     def validate(self, args: Any) -> Validation:
-        """Validate ``args``; a model instance of this action's model passes as is."""
+        """Validate ``args``; a model instance of this action's model passes as is. A
+        ``null`` for a property that is optional and does not take ``null`` reads as the
+        property left out (what a strict-mode model sends: see ``tools(strict=True)``)."""
         try:
             if self.model is not None:
                 if isinstance(args, self.model):
                     return Validation(True, args)
+                args = drop_absent_nulls(self.schema, args)
                 return Validation(True, self.model.model_validate(args))
+            args = drop_absent_nulls(self.schema, args)
             if self.schema_validator is not None:
                 errors = jsonschema_errors(self.schema_validator, args)
                 if errors:
@@ -311,20 +316,34 @@ class ActionRegistry:
         """The JSON Schema of the args of ``name`` (``KeyError`` if unknown)."""
         return dict(self._specs[name].schema)
 
-    def tools(self, format: ToolFormat | str = "openai") -> list[dict[str, Any]]:
+    def tools(
+        self, format: ToolFormat | str = "openai", *, strict: bool = False
+    ) -> list[dict[str, Any]]:
         """Every action as a tool definition for a prompt or an API call, in a format of
         :data:`~unspool.actions.tool_formats.TOOL_FORMATS`: ``"openai"`` (Chat
         Completions ``tools=``), ``"openai_responses"`` (Responses API), ``"anthropic"``
         (Messages ``tools=``), ``"json"`` (``{"name", "description", "parameters"}``, for
-        a system prompt), or a provider table row's ``tool_format``."""
-        formatter = TOOL_FORMATS.get(format)
+        a system prompt), or a provider table row's ``tool_format``.
+
+        ``strict=True`` (``"openai"``, ``"openai_responses"``, ``"anthropic"``,
+        ``"gemini"``): each schema in the subset the provider's constrained decoding takes
+        (:mod:`unspool.actions.strict_schemas`: optional properties made nullable for
+        OpenAI, unsupported keywords moved to the description), marked ``strict: true``;
+        a schema with no strict form raises
+        :class:`~unspool.actions.strict_schemas.StrictSchemaError` naming the action."""
+        table = STRICT_TOOL_FORMATS if strict else TOOL_FORMATS
+        formatter = table.get(format)
         if formatter is None:
-            known = ", ".join(repr(name) for name in TOOL_FORMATS)
-            raise ValueError(f"unknown tool format {format!r}: expected one of {known}")
+            known = ", ".join(repr(name) for name in table)
+            kind = "strict tool format" if strict else "tool format"
+            raise ValueError(f"unknown {kind} {format!r}: expected one of {known}")
         out: list[dict[str, Any]] = []
         for spec in self._specs.values():
             params = {k: v for k, v in spec.schema.items() if k not in ("title", "description")}
-            out.append(formatter(spec.name, spec.description or None, params))
+            try:
+                out.append(formatter(spec.name, spec.description or None, params))
+            except StrictSchemaError as exc:
+                raise StrictSchemaError(exc.provider, exc.path, exc.reason, spec.name) from None
         return out
 
 

@@ -5,6 +5,9 @@ turns every registered action into a tool definition with
 ``TOOL_FORMATS[format](name, description, parameters)``; a provider table row
 (:mod:`unspool.sources.providers.table`) names its format in ``tool_format``.  A
 provider whose tools have a new shape adds one function here.
+``STRICT_TOOL_FORMATS`` holds the formats whose provider decodes arguments constrained
+by the schema (``tools(format, strict=True)``), with the schema in the subset it takes
+(:mod:`unspool.actions.strict_schemas`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["TOOL_FORMATS", "ToolFormatter"]
+from unspool.actions.strict_schemas import anthropic_strict, gemini_schema, openai_strict
+
+__all__ = ["STRICT_TOOL_FORMATS", "TOOL_FORMATS", "ToolFormatter"]
 
 ToolFormatter = Callable[[str, str | None, Mapping[str, Any]], dict[str, Any]]
 """``(name, description or None, JSON Schema of the args) -> one tool definition``."""
@@ -72,3 +77,51 @@ TOOL_FORMATS: dict[str, ToolFormatter] = {
     "json": plain_json,
 }
 """Every tool-definition format by name."""
+
+
+def openai_chat_strict(
+    name: str, description: str | None, parameters: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Chat Completions strict function: ``function.strict: true``, OpenAI's subset."""
+    function = {**_described(name, description), "parameters": openai_strict(parameters)}
+    return {"type": "function", "function": {**function, "strict": True}}
+
+
+def openai_responses_strict(
+    name: str, description: str | None, parameters: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Responses API strict function: ``strict: true``, OpenAI's subset."""
+    schema = openai_strict(parameters)
+    return {
+        "type": "function",
+        **_described(name, description),
+        "parameters": schema,
+        "strict": True,
+    }
+
+
+def anthropic_strict_tool(
+    name: str, description: str | None, parameters: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Anthropic strict tool use: ``strict: true``, the subset Anthropic takes."""
+    schema = anthropic_strict(parameters)
+    return {**_described(name, description), "input_schema": schema, "strict": True}
+
+
+def gemini_declared(
+    name: str, description: str | None, parameters: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Gemini function declaration with ``parameters`` in Gemini's own ``Schema`` (left
+    out for a function without arguments, which Gemini wants without an empty object)."""
+    schema = gemini_schema(parameters)
+    declared = _described(name, description)
+    return {**declared, "parameters": schema} if schema.get("properties") else declared
+
+
+STRICT_TOOL_FORMATS: dict[str, ToolFormatter] = {
+    "openai": openai_chat_strict,
+    "openai_responses": openai_responses_strict,
+    "anthropic": anthropic_strict_tool,
+    "gemini": gemini_declared,
+}
+"""The formats with a strict form (``registry.tools(format, strict=True)``)."""

@@ -22,6 +22,9 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   client runs only tool calls, holds only them pending, and never sends an activity
   message back to the agent (``@ag-ui/client`` drops them from the next run's input);
 * citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
+* the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
+  data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
+  ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
   "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
 """
@@ -47,6 +50,8 @@ from ag_ui.core import (
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -65,6 +70,7 @@ from unspool.events import (
     ActionInvalid,
     ActionResult,
     ActionStarted,
+    AppData,
     Citation,
     Diagnostic,
     Event,
@@ -73,6 +79,8 @@ from unspool.events import (
     HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
+    StateDelta,
+    StateSnapshot,
     StreamDone,
     StreamError,
     TextDelta,
@@ -284,6 +292,13 @@ class AgUiEncoder:
             out = self._delta("reasoning", event.text)
         elif isinstance(event, (Citation, Diagnostic)):
             out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]
+        elif isinstance(event, AppData):
+            meta = {"unspool": {"id": event.id}} if event.id is not None else None
+            out = [CustomEvent(name=event.name, value=event.to_dict()["data"], metadata=meta)]
+        elif isinstance(event, StateSnapshot):
+            out = [StateSnapshotEvent(snapshot=event.to_dict()["state"])]
+        elif isinstance(event, StateDelta):
+            out = [StateDeltaEvent(delta=event.to_dict()["patch"])]
         elif isinstance(event, StreamError):
             self.error = event
             out = []

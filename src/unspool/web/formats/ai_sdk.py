@@ -22,6 +22,14 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   for it, and ``convertToModelMessages`` files its result inside the assistant message;
 * a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
   transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
+* the application's :class:`AppData`: a ``data-{name}`` chunk (with its ``id``, and
+  ``transient`` when it is; a kept one closes the open text part, as an action does,
+  so the message's parts keep the stream's order); the shared state: one ``data-unspool-state`` part (id
+  ``state``) holding the whole state, sent again after each :class:`StateSnapshot` and
+  each :class:`StateDelta` (applied here, :mod:`unspool.web.json_patch`, to the state
+  so far: ``{}`` until a snapshot says otherwise, as AG-UI's client starts); a delta that does
+  not apply leaves the state as it was and is a transient ``data-unspool-diagnostic``
+  (``kind`` ``bad_state_delta``);
 * the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``
   (truncated); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
   upstream). Each is preceded by ``finish-step``, as the AI SDK's own streams do.
@@ -38,6 +46,7 @@ from unspool.events import (
     ActionInvalid,
     ActionResult,
     ActionStarted,
+    AppData,
     Citation,
     Diagnostic,
     Event,
@@ -46,11 +55,14 @@ from unspool.events import (
     HostedToolStarted,
     ReasoningDelta,
     RefusalDelta,
+    StateDelta,
+    StateSnapshot,
     StreamDone,
     StreamError,
     TextDelta,
 )
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
+from unspool.web.json_patch import PatchError, apply_patch
 from unspool.web.sse import dumps, frame
 
 __all__ = ["HEADERS", "AiSdkEncoder", "invalid_text"]
@@ -84,6 +96,7 @@ class AiSdkEncoder:
         self.parts = 0
         self.sources = 0
         self.open_calls: dict[str, str] = {}
+        self.state: Any = {}  # as @ag-ui/client starts: a stream sends a snapshot to differ
         self.error: StreamError | None = None
         self.done = False
 
@@ -237,6 +250,31 @@ class AiSdkEncoder:
         chunk["providerMetadata"] = {"unspool": meta}
         return [_chunk(chunk)]
 
+    def _diagnostic(self, event: Diagnostic) -> bytes:
+        data = {"type": "data-unspool-diagnostic", "data": event.to_dict(), "transient": True}
+        return _chunk(data)
+
+    def _data(self, event: AppData) -> bytes:
+        chunk: dict[str, Any] = {"type": f"data-{event.name}"}
+        if event.id is not None:
+            chunk["id"] = event.id
+        chunk["data"] = event.to_dict()["data"]
+        if event.transient:
+            chunk["transient"] = True
+        return _chunk(chunk)
+
+    def _state(self, event: StateSnapshot | StateDelta) -> list[bytes]:
+        if isinstance(event, StateSnapshot):
+            self.state = event.to_dict()["state"]
+        else:
+            try:
+                self.state = apply_patch(self.state, event.to_dict()["patch"])
+            except PatchError as exc:
+                note = Diagnostic("bad_state_delta", f"the state delta does not apply: {exc}")
+                return [self._diagnostic(note)]
+        state = {"type": "data-unspool-state", "id": "state", "data": self.state}
+        return [*self._end_part(), _chunk(state)]
+
     def _done(self, event: StreamDone) -> list[bytes]:
         self.done = True
         out = self._end_part()
@@ -266,8 +304,13 @@ class AiSdkEncoder:
         if isinstance(event, Citation):
             return self._citation(event)
         if isinstance(event, Diagnostic):
-            data = {"type": "data-unspool-diagnostic", "data": event.to_dict(), "transient": True}
-            return [_chunk(data)]
+            return [self._diagnostic(event)]
+        if isinstance(event, AppData):  # a part of its own closes the text (as an action)
+            return (
+                [self._data(event)] if event.transient else [*self._end_part(), self._data(event)]
+            )
+        if isinstance(event, (StateSnapshot, StateDelta)):
+            return self._state(event)
         if isinstance(event, StreamError):
             self.error = event
             return []
