@@ -153,11 +153,13 @@ def test_the_demo_without_the_actions_extra_runs_and_says_what_it_skips(blocker:
         ),
         ("from unspool import RedisLedger", "redis", "RedisLedger", "redis", "redis"),
         ("from unspool import SqliteLedger", "pydantic", "unspool.actions", "pydantic", "actions"),
+        ("import unspool.web", "ag_ui", "unspool.web", "ag_ui", "web"),
+        ("import unspool.web", "pydantic", "unspool.web", "pydantic", "web"),
         (
             "from unspool import TextDelta, encode_sse; list(encode_sse([TextDelta('x')], "
             "format='ag-ui'))",
             "ag_ui",
-            'the "ag-ui" format',
+            "unspool.web",
             "ag_ui",
             "web",
         ),

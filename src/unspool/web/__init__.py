@@ -19,6 +19,7 @@ from __future__ import annotations
 from unspool.extras import needs_extra
 
 with needs_extra("web", "unspool.web"):
+    import ag_ui  # noqa: F401
     import anyio  # noqa: F401
     import pydantic  # noqa: F401
     import starlette  # noqa: F401
