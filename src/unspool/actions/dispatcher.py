@@ -395,6 +395,9 @@ class Dispatcher:
         state = _StreamState()
         pending: deque[tuple[_Step, Future[Outcome | None]]] = deque()
         pool = ThreadPoolExecutor(self.max_workers, thread_name_prefix="unspool-action")
+        # Keys held elsewhere are waited for off the handlers' pool: a worker waiting on
+        # another dispatcher's queued claim while that one waits on ours would deadlock.
+        waiters = ThreadPoolExecutor(self.max_workers, thread_name_prefix="unspool-action-wait")
         try:
             for event in events:
                 if isinstance(event, StreamDone):
@@ -410,8 +413,10 @@ class Dispatcher:
                     yield passed
                     if isinstance(step, _Job):
                         step = self._claim(step, wait=0)  # in stream order, never waiting here
-                    if isinstance(step, (_Run, _Job)):
-                        pending.append((step, pool.submit(self._settle, step)))
+                    if isinstance(step, _Run):
+                        pending.append((step, pool.submit(self._execute, step)))
+                    elif isinstance(step, _Job):
+                        pending.append((step, waiters.submit(self._wait_then_run, step, pool)))
                     elif step is not None:
                         done: Future[Outcome | None] = Future()
                         done.set_result(step)
@@ -430,7 +435,22 @@ class Dispatcher:
             for step, future in pending:
                 if future.cancel() and isinstance(step, _Run):
                     self._release_unrun(step)
+            waiters.shutdown(wait=True)
             pool.shutdown(wait=True)
+
+    def _wait_then_run(self, job: _Job, pool: ThreadPoolExecutor) -> Outcome | None:
+        """Claim a key held elsewhere, waiting for its outcome; a claim it wins (its
+        holder died) runs on the handlers' pool."""
+        step = self._claim(job)
+        if not isinstance(step, _Run):
+            assert not isinstance(step, _Job)
+            return step
+        try:
+            running = pool.submit(self._execute, step)
+        except RuntimeError:  # the run was abandoned meanwhile: the handler never began
+            self._release_unrun(step)
+            return None
+        return running.result()
 
     # async execution --------------------------------------------------------------------
 
