@@ -383,3 +383,77 @@ def tool_loop(example: Example) -> None:
     second = example.replay.requests[1][2]["messages"]
     assert [m["role"] for m in second] == ["user", "assistant", "tool"]
     assert json.loads(second[2]["content"]) == WEATHER
+
+
+def use_chat_body(text: str) -> dict[str, Any]:
+    """What useChat's DefaultChatTransport posts for a first message."""
+    message = {"id": "u1", "role": "user", "parts": [{"type": "text", "text": text}]}
+    return {"id": "chat-1", "trigger": "submit-message", "messages": [message]}
+
+
+def post_chat(app: Any, body: dict[str, Any]) -> list[dict[str, Any]]:
+    with LiveServer(app, lifespan="on") as live:
+        response = httpx.post(f"{live.url}/api/chat", json=body, timeout=20)
+    assert response.status_code == 200, response.text
+    assert response.headers["x-vercel-ai-ui-message-stream"] == "v1"
+    assert response.text.endswith("data: [DONE]\n\n")
+    return frames(response.text)
+
+
+@drives(
+    '    events = dispatcher.arun(generate(call, protocol="tags"))  # results become tool outputs'
+)
+def chat_endpoint(example: Example) -> None:
+    """useChat's body in, the AI SDK stream out: the tagged action's input and output."""
+    tagged = ('On it. <action name="add_to_cart">{"product_id":', ' "kit-42"}</action>')
+    example.play(anthropic_text(*tagged))
+    found = post_chat(example.run()["app"], use_chat_body("Add the kit to my cart"))
+    assert [f["input"] for f in of_type(found, "tool-input-available")] == [
+        {"product_id": "kit-42"}
+    ]
+    assert [f["output"] for f in of_type(found, "tool-output-available")] == ["added kit-42"]
+    assert of_type(found, "finish")[0]["finishReason"] == "stop"
+    ((_, path, request),) = example.replay.requests
+    assert path == "/v1/messages" and "add_to_cart" in request["system"]
+    assert request["messages"] == [{"role": "user", "content": "Add the kit to my cart"}]
+
+
+@drives(
+    '    runs.start(key, generate(call, protocol="interleaved"))  # runs even while the tab reconnects'
+)
+def resumable_replies(example: Example) -> None:
+    """A reply started by a POST, read whole, then read again from Last-Event-ID 2: the
+    second read is exactly the frames after 2."""
+    reply = ('[{"type": "text", "content": "Hello ', 'class."}, {"type": "text", "content": "!"}]')
+    example.play(anthropic_text(*reply))
+    app = example.run()["app"]
+    with LiveServer(app, lifespan="on") as live:
+        started = httpx.post(f"{live.url}/api/replies", json={"prompt": "Greet the class"})
+        url = live.url + started.json()["events"]
+        whole = frames(httpx.get(url, timeout=20).text)
+        resumed = frames(httpx.get(url, headers={"Last-Event-ID": "2"}, timeout=20).text)
+    assert [f["id"] for f in whole] == [str(n) for n in range(1, len(whole) + 1)]
+    assert resumed == whole[2:]
+    text = "".join(f["data"]["text"] for f in whole if f["event"] == "text_delta")
+    assert text == "Hello class.!"
+    assert whole[-1]["event"] == "stream_done" and whole[-1]["data"]["reason"] == "complete"
+    assert example.replay.requests[0][2]["messages"][0]["content"] == "Greet the class"
+
+
+@drives('    chat = read_request(await request.body(), format="ai-sdk")')
+def chat_backend(example: Example) -> None:
+    """useChat's body read, the Anthropic SDK called with the conversation, its tool call
+    run once and streamed back; a forged body is a 400 with every error as JSON."""
+    example.play(anthropic_call("get_weather", PARIS))
+    app = example.run()["app"]
+    found = post_chat(app, use_chat_body("Weather in Paris?"))
+    assert [f["output"] for f in of_type(found, "tool-output-available")] == [WEATHER]
+    ((_, path, request),) = example.replay.requests
+    assert path == "/v1/messages" and request["system"] == "You are the travel desk's assistant."
+    assert request["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}]}
+    ]
+    assert request["tools"][0]["name"] == "get_weather" and request["tools"][0]["strict"]
+    with LiveServer(app, lifespan="on") as live:
+        forged = httpx.post(f"{live.url}/api/chat", json={"messages": [{"role": "robot"}]})
+    assert forged.status_code == 400 and forged.json()["errors"]
