@@ -19,7 +19,9 @@ import ast
 import contextlib
 import io
 import json
+import os
 import re
+import subprocess
 import sys
 import uuid
 from collections.abc import Callable
@@ -262,6 +264,45 @@ def test_quick_start_test_command_is_what_ci_runs() -> None:
     setup, run = tests.split(" && .venv/bin/python -m pytest")[0], ".venv/bin/python -m pytest"
     assert setup in ci
     assert run in ci
+
+
+def cli_lines() -> list[str]:
+    """The lines of the command line's block, each without its comment."""
+    block = next(b for b in blocks("sh") if b.code.startswith("unspool demo "))
+    return [line.split("  #")[0].rstrip() for line in block.code.splitlines()]
+
+
+WHAT_CLI_LINES_PRINT = {
+    "| unspool parse": '{"type": "done", "value": {"a": [1, 2], "b": "hi"}, "complete": false}',
+    "parse -p tags --pretty": "[done] complete · 1 action: 1 complete, 0 invalid",
+    "parse -p plain": '{"type": "text_delta", "text": "Just text, no markup"}',
+    "repair --explain": '{"a": 1, "b": [true]}',
+    "--speed 2": "[done]",
+    "--sample anthropic": "[done]",
+    "unspool demo": "complete",
+    "demo --strict": "complete",
+}
+
+
+@pytest.mark.parametrize("line", [x for x in cli_lines() if "--web" not in x])
+def test_cli_example_runs(line: str) -> None:
+    """Each line of the command line's block runs from the repository's root and exits 0;
+    ``demo`` at ``--speed 50`` (it plays at the recorded pace). The ``--web`` lines serve
+    until stopped: ``test_web_demo_page`` serves the page, and the README says so."""
+    command = line + " --speed 50" if line.startswith("unspool demo") else line
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    expected = [text for key, text in WHAT_CLI_LINES_PRINT.items() if line.endswith(key)]
+    assert len(expected) == 1, line
+    assert expected[0] in done.stdout
+
+
+def test_cli_block_says_what_the_tests_leave_out() -> None:
+    after = README.split("unspool replay --sample anthropic", 1)[1][:600]
+    assert "`--web` lines" in after
 
 
 # the drivers --------------------------------------------------------------------------
