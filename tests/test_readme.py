@@ -254,6 +254,27 @@ def test_what_each_example_imports_is_in_a_documented_extra() -> None:
                 assert dists & covered, f"README.md:{block.line}: {name} is in no documented extra"
 
 
+def test_shell_blocks_name_what_exists() -> None:
+    """The shell blocks not run here (installs, the development and benchmark commands)
+    name extras, files and modules that exist, and the lint line is what CI runs."""
+    extras = set(metadata.metadata("unspool").get_all("Provides-Extra") or [])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for block in blocks("sh"):
+        for group in re.findall(r"\[([\w,]+)\]'", block.code):
+            assert set(group.split(",")) <= extras, (block.line, group)
+        for path in re.findall(
+            r"(?<![\w./-])((?:scripts|tests|examples|bench)/[\w*./-]+)", block.code
+        ):
+            assert list(ROOT.glob(path)), (block.line, path)
+        for module in re.findall(r"python -m (\w+)", block.code):
+            assert module in {"pytest", "bench"}, module
+            assert module == "pytest" or (ROOT / module / "__main__.py").exists()
+        for command in re.findall(
+            r"(\.venv/bin/(?:ruff|mypy)[^&#\n]*?)\s*(?:&&|#|$)", block.code, re.M
+        ):
+            assert command in ci, command
+
+
 def test_quick_start_test_command_is_what_ci_runs() -> None:
     commands = re.findall(r"```sh\n(python3 -m venv .*?)\n```", README)
     assert len(commands) >= 2
@@ -284,17 +305,26 @@ WHAT_CLI_LINES_PRINT = {
 }
 
 
-@pytest.mark.parametrize("line", [x for x in cli_lines() if "--web" not in x])
+@pytest.mark.parametrize("line", cli_lines())
 def test_cli_example_runs(line: str) -> None:
-    """Each line of the command line's block runs from the repository's root and exits 0;
-    ``demo`` at ``--speed 50`` (it plays at the recorded pace). The ``--web`` lines serve
-    until stopped: ``test_web_demo_page`` serves the page, and the README says so."""
-    command = line + " --speed 50" if line.startswith("unspool demo") else line
+    """Each line of the command line's block runs from the repository's root and exits 0,
+    printing what it should; ``demo`` at ``--speed 50`` (it plays at the recorded pace).
+    The ``--web`` lines serve until stopped: here their options are checked (``--help``
+    after them), ``test_web_demo_page`` serves the page; the README says so."""
+    if "--web" in line:
+        command = line + " --help"
+    elif line.startswith("unspool demo"):
+        command = line + " --speed 50"
+    else:
+        command = line
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
         ["sh", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
+    if "--web" in line:
+        assert "Usage: unspool demo" in done.stdout
+        return
     expected = [text for key, text in WHAT_CLI_LINES_PRINT.items() if line.endswith(key)]
     assert len(expected) == 1, line
     assert expected[0] in done.stdout
@@ -302,7 +332,7 @@ def test_cli_example_runs(line: str) -> None:
 
 def test_cli_block_says_what_the_tests_leave_out() -> None:
     after = README.split("unspool replay --sample anthropic", 1)[1][:600]
-    assert "`--web` lines" in after
+    assert "the two `--web` lines, which serve until stopped, only" in " ".join(after.split())
 
 
 # the drivers --------------------------------------------------------------------------
