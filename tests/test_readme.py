@@ -9,8 +9,9 @@ PostgreSQL server. Each such block has an entry in :data:`DRIVERS` (found by a l
 block) that queues its replies, runs it and checks what came out; a block no entry names
 just runs. No block is skipped, and no hidden marker can skip one.
 
-The ```sh block of the command line runs too, line by line, but for the two ``demo --web``
-lines (they serve until stopped; ``test_web_demo_page`` serves the page).
+The ```sh block of the command line runs too, line by line (the two ``demo --web`` lines,
+which serve until stopped, only up to their options); the other shell blocks (installs,
+development, benchmarks) are checked for the extras, files and commands they name.
 """
 
 from __future__ import annotations
@@ -179,8 +180,10 @@ def test_there_are_examples() -> None:
 
 
 def test_no_block_is_skipped_or_hidden() -> None:
-    """The old ``<!-- readme-test: skip -->`` markers were invisible on a rendered page."""
+    """The old ``<!-- readme-test: skip -->`` markers were invisible on a rendered page;
+    the page says, where a reader sees it, how the examples that call a model are run."""
     assert "readme-test" not in README
+    assert "Every example in this README runs in the test suite as it is written." in README
 
 
 def test_each_driver_finds_its_block() -> None:
