@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
+import importlib.util
 import io
 import json
 import os
@@ -233,28 +235,48 @@ def _documented_extras() -> dict[str, set[str]]:
     return out
 
 
-def test_what_each_example_imports_is_in_a_documented_extra() -> None:
-    extras = _documented_extras()
-    covered = set().union(*extras.values())
-    modules = metadata.packages_distributions()
-    for block in PYTHON:
-        for node in ast.walk(ast.parse(block.code)):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module]
-            else:
+def _imported(code: str) -> set[str]:
+    """The distributions' modules ``code`` imports: the top-level name, or its first two
+    parts in a namespace package (``from google import genai``: ``google.genai``)."""
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            found = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found = [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in found:
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top == "unspool":
                 continue
-            for name in names:
-                top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top == "unspool":
-                    continue
-                if top == "google":
-                    top = name  # a namespace package: google.genai
-                dists = {d.lower() for d in modules.get(top.split(".")[0], [])}
-                if top == "google.genai":
-                    dists = {"google-genai"}
-                assert dists & covered, f"README.md:{block.line}: {name} is in no documented extra"
+            spec = importlib.util.find_spec(top)  # a top-level spec imports nothing
+            assert spec is not None, name
+            names.add(".".join(name.split(".")[:2]) if spec.origin is None else top)
+    return names
+
+
+_packages = functools.cache(metadata.packages_distributions)
+
+
+def _distributions_of(module: str) -> set[str]:
+    """The installed distributions whose files hold ``module``."""
+    path = module.replace(".", "/")
+    found = set()
+    for name in _packages().get(module.split(".")[0], []):
+        files = [str(f) for f in metadata.files(name) or []]
+        if any(f.startswith(path + "/") or f == path + ".py" for f in files):
+            found.add(name.lower())
+    return found
+
+
+def test_what_each_example_imports_is_in_a_documented_extra() -> None:
+    covered = set().union(*_documented_extras().values())
+    for block in PYTHON:
+        for name in _imported(block.code):
+            dists = _distributions_of(name)
+            assert dists, name
+            assert dists & covered, f"README.md:{block.line}: {name} ({dists}) is in no extra"
 
 
 def test_shell_blocks_name_what_exists() -> None:
