@@ -178,7 +178,10 @@ def test_readme_example_runs(
 
 
 def test_there_are_examples() -> None:
+    """Python and shell blocks only, but for the layout tree (a bare fence)."""
     assert len(PYTHON) >= 8
+    langs = re.findall(r"(?m)^```(\w*)\n(?:.*?\n)??```$", README, re.S)
+    assert set(langs) == {"python", "sh", ""} and langs.count("") == 1, langs
 
 
 def test_no_block_is_skipped_or_hidden() -> None:
