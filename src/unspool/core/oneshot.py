@@ -39,6 +39,7 @@ from unspool.core.find import find_json
 from unspool.core.jsonstream import JsonStream
 from unspool.core.machines import max_depth
 from unspool.core.path_events import Path, PathEvent, Repair, ValueEnd, ValueStart
+from unspool.core.repairs import say
 
 __all__ = ["Allow", "loads", "loads_with_repairs", "repair"]
 
@@ -177,7 +178,7 @@ def _escaped_pass(
         return None
     if value is UNSET:
         return None
-    found = [Repair("escaped_json", start, "read JSON escaped as a string's content")]
+    found = [Repair("escaped_json", start, say("escaped_json"))]
     return value, found + [Repair(r.kind, start, r.message) for r in repairs]
 
 
