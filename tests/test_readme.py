@@ -50,7 +50,6 @@ from web_support.server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-SSE = "text/event-stream; charset=utf-8"
 
 
 @dataclass(frozen=True)
