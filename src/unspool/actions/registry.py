@@ -38,9 +38,10 @@ from unspool.actions.tool_formats import STRICT_TOOL_FORMATS, TOOL_FORMATS
 from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
 from unspool.protocols.emitter import Validation
 
-__all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
+__all__ = ["ActionRegistry", "ActionSpec", "RunsOn", "ToolFormat", "UnknownPolicy"]
 
 UnknownPolicy = Literal["invalid", "pass"]
+RunsOn = Literal["server", "client"]
 ToolFormat = Literal[
     "openai", "openai_responses", "anthropic", "gemini", "bedrock", "ollama", "json"
 ]
@@ -69,6 +70,16 @@ class ActionSpec:
     call: Literal["fields", "value"]
     schema_validator: Validator | None
     context: str | None = None
+    runs_on: RunsOn = "server"
+    approval: bool = False
+
+    @property
+    def waits_for(self) -> Literal["client", "approval"] | None:
+        """What a dispatcher waits for before this action has an outcome: the page
+        (``"client"``: the page runs it), a person's ``"approval"``, or nothing."""
+        if self.runs_on == "client":
+            return "client"
+        return "approval" if self.approval else None
 
     @property
     def is_async(self) -> bool:
@@ -154,6 +165,8 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -165,6 +178,8 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> F | Callable[[F], F]:
         """Decorator registering a handler: ``@registry.action`` or
         ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``.
@@ -184,6 +199,8 @@ class ActionRegistry:
                 idempotent=idempotent,
                 key=key,
                 description=description,
+                runs_on=runs_on,
+                approval=approval,
             )
             return handler
 
@@ -199,6 +216,8 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> ActionSpec:
         """Register an action; ``name`` may be ``None`` when a handler gives it.
 
@@ -224,6 +243,10 @@ class ActionRegistry:
             raise TypeError(f"action {name!r} needs a handler, a model or a schema")
         if handler is not None and not callable(handler):
             raise TypeError(f"the handler of {name!r} is not callable")
+        if runs_on not in ("server", "client"):
+            raise ValueError(f"runs_on must be 'server' or 'client', not {runs_on!r}")
+        if runs_on == "client" and approval:
+            raise ValueError(f"{name!r}: a client action is run by the page, not approved here")
 
         call: Literal["fields", "value"] = "value"
         validator: Validator | None = None
@@ -254,6 +277,8 @@ class ActionRegistry:
             call,
             validator,
             context,
+            runs_on,
+            approval,
         )
         self._specs[name] = spec
         return spec

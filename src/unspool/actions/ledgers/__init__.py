@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from unspool.actions.ledgers.answers import Answer
 from unspool.actions.ledgers.base import Claim, ClaimStatus, Ledger, LedgerError, Record
 from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.ledgers.sqlite import SqliteLedger
@@ -40,6 +41,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Answer",
     "Claim",
     "ClaimStatus",
     "Ledger",
