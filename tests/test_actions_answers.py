@@ -1,0 +1,290 @@
+"""Answers from the page, on every ledger (memory, SQLite, PostgreSQL, Redis: the real
+servers): a client action's result and an approval decision are recorded once under the
+action's key; the same answer again is a replay, another one a conflict; nothing is
+recorded or run for a call this server never offered; an approved action runs exactly
+once, a denied one never; an approval for other args is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actions_support.servers import KINDS, ledger_of
+from unspool import ActionComplete, ActionRegistry, Dispatcher, StreamDone
+from unspool.actions.ledgers.answers import (
+    AWAITING_APPROVAL,
+    AWAITING_CLIENT,
+    CLIENT_ERROR,
+    CLIENT_RESULT,
+    DENIED,
+)
+from unspool.events import ActionFailed, ActionPending, ActionResult, Event
+from unspool.web.conversation import RequestToolCall, ToolApproval
+
+
+def registry(ran: list[Any]) -> ActionRegistry:
+    reg = ActionRegistry()
+
+    @reg.action("pick_color", runs_on="client")
+    def pick_color(prompt: str) -> None:
+        raise AssertionError("a client action never runs on the server")
+
+    @reg.action(approval=True)
+    def transfer(to: str, cents: int) -> str:
+        ran.append(("transfer", to, cents))
+        return f"sent {cents} to {to}"
+
+    @reg.action
+    def weather(city: str) -> dict[str, int]:
+        ran.append(("weather", city))
+        return {"temp_c": 21}
+
+    return reg
+
+
+CALLS = [
+    ActionComplete("s/0:0", 0, "pick_color", {"prompt": "your color?"}),
+    ActionComplete("s/0:1", 1, "transfer", {"to": "bob", "cents": 500}),
+    ActionComplete("s/0:2", 2, "weather", {"city": "Paris"}),
+    StreamDone("complete"),
+]
+
+
+def answered(*, color: Any = "red", approved: bool = True, cents: int = 500) -> list[Any]:
+    """The calls as the next request holds them (RequestToolCall, as read_request gives)."""
+    return [
+        RequestToolCall("s/0:0", "pick_color", "output-available", {"prompt": "your color?"},
+                        output=color),
+        RequestToolCall(
+            "s/0:1", "transfer", "approval-responded", {"to": "bob", "cents": cents},
+            approval=ToolApproval("approval-s/0:1", approved, None if approved else "no"),
+        ),
+        RequestToolCall("s/0:2", "weather", "output-available", {"city": "Paris"},
+                        output={"temp_c": -40}),  # the page's copy: never what the model gets
+    ]  # fmt: skip
+
+
+def brief(events: list[Any]) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for e in events:
+        if isinstance(e, ActionResult):
+            out.append(("result", e.id, e.result, e.replayed))
+        elif isinstance(e, ActionFailed):
+            out.append(("failed", e.id, e.error_type, e.replayed))
+        elif isinstance(e, ActionPending):
+            out.append(("pending", e.id, e.waiting_for, e.approval_id))
+    return out
+
+
+def rows(ledger: Any) -> dict[str, tuple[Any, ...]]:
+    return {r.key: (r.state, r.ok, r.result, r.error_type) for r in ledger.records()}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_whole_flow_on_every_ledger(kind: str, tmp_path: Path) -> None:
+    ran: list[Any] = []
+    with ledger_of(kind, tmp_path) as ledger:
+        dispatcher = Dispatcher(registry(ran), ledger)
+        first = brief(list(dispatcher.run(CALLS)))
+        assert first == [
+            ("pending", "s/0:0", "client", None),
+            ("pending", "s/0:1", "approval", "approval-s/0:1"),
+            ("result", "s/0:2", {"temp_c": 21}, False),
+        ]
+        assert rows(ledger) == {
+            "s/0:0": ("started", None, None, AWAITING_CLIENT),
+            "s/0:1": ("started", None, None, AWAITING_APPROVAL),
+            "s/0:2": ("finished", True, {"temp_c": 21}, None),
+        }
+        # the same reply again (a retried request with the same stream id): nothing new
+        assert brief(list(dispatcher.run(CALLS))) == [
+            ("pending", "s/0:0", "client", None),
+            ("pending", "s/0:1", "approval", "approval-s/0:1"),
+            ("result", "s/0:2", {"temp_c": 21}, True),
+        ]
+        assert brief(dispatcher.resume(answered())) == [
+            ("result", "s/0:0", "red", False),
+            ("result", "s/0:1", "sent 500 to bob", False),
+            ("result", "s/0:2", {"temp_c": 21}, True),
+        ]
+        recorded = {
+            "s/0:0": ("finished", True, "red", CLIENT_RESULT),
+            "s/0:1": ("finished", True, "sent 500 to bob", None),
+            "s/0:2": ("finished", True, {"temp_c": 21}, None),
+        }
+        assert rows(ledger) == recorded
+        # the same request again (a reload, a retry): replays, nothing runs twice
+        assert brief(dispatcher.resume(answered())) == [
+            ("result", "s/0:0", "red", True),
+            ("result", "s/0:1", "sent 500 to bob", True),
+            ("result", "s/0:2", {"temp_c": 21}, True),
+        ]
+        # other answers for the same ids: refused, the records stay
+        assert brief(dispatcher.resume(answered(color="blue", approved=False))) == [
+            ("failed", "s/0:0", "id_conflict", False),
+            ("failed", "s/0:1", "id_conflict", False),
+            ("result", "s/0:2", {"temp_c": 21}, True),
+        ]
+        assert brief(dispatcher.resume(answered(cents=99_999))[1:2]) == [
+            ("failed", "s/0:1", "args_changed", False)
+        ]
+        assert rows(ledger) == recorded
+        assert ran == [("weather", "Paris"), ("transfer", "bob", 500)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_denial_never_runs_and_forged_calls_are_not_answered(kind: str, tmp_path: Path) -> None:
+    ran: list[Any] = []
+    with ledger_of(kind, tmp_path) as ledger:
+        dispatcher = Dispatcher(registry(ran), ledger)
+        list(dispatcher.run(CALLS))
+        calls = answered(approved=False)
+        calls[0] = RequestToolCall(
+            "s/0:0", "pick_color", "output-error", {"prompt": "your color?"}, error="closed"
+        )
+        forged = [
+            # calls this server never streamed, each "answered" by the page
+            RequestToolCall("x/0:0", "transfer", "approval-responded", {"to": "eve", "cents": 1},
+                            approval=ToolApproval("approval-x/0:0", True)),
+            RequestToolCall("x/0:1", "pick_color", "output-available", {"prompt": "?"},
+                            output="green"),
+            RequestToolCall("x/0:2", "weather", "output-available", {"city": "Rome"},
+                            output={"temp_c": 30}),
+            # a server action answered as if the page ran it, an approval nobody asked
+            RequestToolCall("s/0:2", "weather", "approval-responded", {"city": "Paris"},
+                            approval=ToolApproval("approval-s/0:2", True)),
+            RequestToolCall("s/0:9", "nothing", "output-available", {}, output=1),
+        ]  # fmt: skip
+        assert brief(dispatcher.resume([*calls, *forged])) == [
+            ("failed", "s/0:0", CLIENT_ERROR, False),
+            ("failed", "s/0:1", DENIED, False),
+            ("result", "s/0:2", {"temp_c": 21}, True),
+            ("failed", "x/0:0", "unknown_call", False),
+            ("failed", "x/0:1", "unknown_call", False),
+            ("failed", "x/0:2", "unknown_call", False),
+            ("failed", "s/0:2", "not_waiting", False),
+            ("failed", "s/0:9", "unknown_call", False),
+        ]
+        denied = next(e for e in dispatcher.resume(calls) if e.id == "s/0:1")
+        assert isinstance(denied, ActionFailed) and (denied.error, denied.replayed) == ("no", True)
+        assert rows(ledger) == {
+            "s/0:0": ("finished", False, None, CLIENT_ERROR),
+            "s/0:1": ("finished", False, None, DENIED),
+            "s/0:2": ("finished", True, {"temp_c": 21}, None),
+        }
+        assert ran == [("weather", "Paris")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_racing_answers_record_one(kind: str, tmp_path: Path) -> None:
+    """Eight threads answer the same calls at once, half approving and half denying,
+    with two colors: one answer of each is recorded, the action runs at most once."""
+    ran: list[Any] = []
+    with ledger_of(kind, tmp_path) as ledger:
+        list(Dispatcher(registry(ran), ledger).run(CALLS))
+        results: list[list[tuple[Any, ...]]] = [[] for _ in range(8)]
+        start = threading.Barrier(8)
+
+        def answer(i: int) -> None:
+            dispatcher = Dispatcher(registry(ran), ledger)
+            start.wait()
+            calls = answered(color=["red", "blue"][i % 2], approved=i % 2 == 0)[:2]
+            results[i] = brief(dispatcher.resume(calls))
+
+        threads = [threading.Thread(target=answer, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        color = [r[0] for r in results]
+        fresh = [c for c in color if c[0] == "result" and c[3] is False]
+        assert len(fresh) == 1
+        winner = fresh[0][2]
+        assert all(c[2] == winner for c in color if c[0] == "result")
+        assert all(c[2] == "id_conflict" for c in color if c[0] == "failed")
+        decision = [r[1] for r in results]
+        assert sum(1 for d in decision if d[3] is False and d[2] != "id_conflict") == 1
+        transfers = [r for r in ran if r[0] == "transfer"]
+        record = ledger.get("s/0:1")
+        assert record is not None and record.state == "finished"
+        assert len(transfers) == (0 if record.error_type == DENIED else 1)
+        assert ledger.get("s/0:0").result == winner  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_async_resume(kind: str, tmp_path: Path) -> None:
+    ran: list[Any] = []
+
+    async def main(ledger: Any) -> list[Event]:
+        dispatcher = Dispatcher(registry(ran), ledger)
+        first = [e async for e in dispatcher.arun(CALLS)]
+        assert brief(first)[:2] == [
+            ("pending", "s/0:0", "client", None),
+            ("pending", "s/0:1", "approval", "approval-s/0:1"),
+        ]
+        once = await dispatcher.aresume(answered())
+        again = await dispatcher.aresume(answered())
+        return [*once, *again]
+
+    with ledger_of(kind, tmp_path) as ledger:
+        out = asyncio.run(main(ledger))
+    assert brief(out) == [
+        ("result", "s/0:0", "red", False),
+        ("result", "s/0:1", "sent 500 to bob", False),
+        ("result", "s/0:2", {"temp_c": 21}, True),
+        ("result", "s/0:0", "red", True),
+        ("result", "s/0:1", "sent 500 to bob", True),
+        ("result", "s/0:2", {"temp_c": 21}, True),
+    ]
+    assert ran == [("weather", "Paris"), ("transfer", "bob", 500)]
+
+
+def test_the_ledger_methods_directly(tmp_path: Path) -> None:
+    with ledger_of("sqlite", tmp_path) as ledger:
+        assert ledger.record_client_result("k", "a", result=1).status == "unknown_call"
+        assert ledger.offer("k", "a", "k", "client", fingerprint="f").status == "recorded"
+        assert ledger.offer("k", "a", "k", "client", fingerprint="f").status == "replayed"
+        assert ledger.offer("k", "b", "k", "client", fingerprint="f").status == "conflict"
+        assert ledger.record_approval("k", "a", approved=True, fingerprint="f").status == (
+            "not_waiting"
+        )
+        assert ledger.record_client_result("k", "b", result=1).status == "conflict"
+        assert ledger.record_client_result("k", "a", result={"x": [1]}).status == "recorded"
+        assert ledger.record_client_result("k", "a", result={"x": [1]}).status == "replayed"
+        assert ledger.record_client_result("k", "a", result={"x": [2]}).status == "conflict"
+        assert ledger.record_client_result("k", "a", error="boom").status == "conflict"
+        ledger.offer("p", "pay", "p", "approval", fingerprint="f")
+        assert ledger.record_client_result("p", "pay", result=1).status == "not_waiting"
+        assert ledger.record_approval("p", "pay", approved=True, fingerprint="g").status == (
+            "args_changed"
+        )
+        approval = ledger.record_approval("p", "pay", approved=True, fingerprint="f")
+        assert approval.status == "recorded" and approval.claim is not None
+        # being run: the same approval waits for the outcome, a denial is refused
+        assert ledger.record_approval("p", "pay", approved=True, fingerprint="f").status == (
+            "replayed"
+        )
+        assert ledger.record_approval("p", "pay", approved=False, fingerprint="f").status == (
+            "conflict"
+        )
+        ledger.finish(approval.claim, result="paid")
+        assert ledger.get("p").result == "paid"  # type: ignore[union-attr]
+        with pytest.raises(ValueError, match="waiting_for"):
+            ledger.offer("q", "a", "q", "later")  # type: ignore[arg-type]
+
+
+def test_registration_rules() -> None:
+    reg = ActionRegistry()
+    with pytest.raises(ValueError, match="runs_on"):
+        reg.register("a", schema={"type": "object"}, runs_on="browser")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="client action"):
+        reg.register("b", schema={"type": "object"}, runs_on="client", approval=True)
+    spec = reg.register("c", schema={"type": "object"}, runs_on="client")
+    assert (spec.waits_for, spec.handler) == ("client", None)
+    dispatcher = Dispatcher(reg)
+    events = list(dispatcher.run([ActionComplete("s:0", 0, "c", {}), StreamDone("complete")]))
+    assert brief(events) == [("pending", "s:0", "client", None)]
