@@ -23,7 +23,16 @@ if str(EXAMPLES) not in sys.path:
 
 from chat_app.app import Shop, build_app  # noqa: E402
 
-__all__ = ["CARD", "MODEL_REPLIES", "Shop", "party_app", "reply"]
+__all__ = [
+    "CARD",
+    "CARD_AND_ORDER",
+    "MODEL_REPLIES",
+    "ORDERED",
+    "WELCOME",
+    "Shop",
+    "party_app",
+    "reply",
+]
 
 CARD = '{"title": "Paris party", "lines": ["Sunny, 21 °C", "Red balloons", "Order: 30"]}'
 ORDER = '{"item": "balloons", "color": "red", "quantity": 30}'
