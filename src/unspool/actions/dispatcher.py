@@ -607,27 +607,27 @@ class Dispatcher:
 
     # answers a request brings (the page's results, approvals) ------------------------
 
-    def _answer(self, call: AnsweredCall) -> tuple[Outcome | _Job | _Run | None, Answer | None]:
-        """Plan one call of a request: what to report, or the run to do; the answer to
-        record first (done by the caller, sync or async), when there is one."""
+    def _answer(self, call: AnsweredCall) -> Outcome | _Job | None:
+        """Plan one call of a request: nothing (the request does not answer it), what to
+        report at once (an action this server does not have, args that do not validate),
+        or the job whose answer to record."""
         decision = _decision(call)
         if getattr(call, "provider_executed", False) or not (call.answered or decision):
-            return None, None
+            return None
         event = ActionComplete(call.id, _index(call.id), call.name, call.args)
         spec = self.registry.get(call.name)
         if spec is None:
-            return _failed(event, f"this server has no action {call.name!r}", "unknown_call"), None
+            return _failed(event, f"this server has no action {call.name!r}", "unknown_call")
         verdict = spec.validate(call.args)
         if not verdict.ok:
-            return self._reject_answer(event, verdict), None
+            return self._reject_answer(event, verdict)
         try:
             key = str(spec.ledger_key(call.id, verdict.value))
         except Exception as exc:
             msg = f"the idempotency key function raised {type(exc).__name__}: {safe_str(exc)}"
-            return _failed(event, msg, "key_error"), None
+            return _failed(event, msg, "key_error")
         digest, summary = fingerprint(verdict.value)
-        job = _Job(replace(event, args=verdict.value), spec, verdict.value, key, digest, summary)
-        return job, None
+        return _Job(replace(event, args=verdict.value), spec, verdict.value, key, digest, summary)
 
     def _reject_answer(self, event: ActionComplete, verdict: Validation) -> ActionFailed:
         messages = "; ".join(str(e.get("message", "")) for e in verdict.errors)
@@ -721,7 +721,7 @@ class Dispatcher:
         outcomes to ``chat.to_messages(provider, results=...)``."""
         out: list[Outcome] = []
         for call in calls:
-            step, _ = self._answer(call)
+            step: Outcome | _Job | _Run | None = self._answer(call)
             if isinstance(step, _Job):
                 route = self._route(step, call)
                 if route is None:
@@ -747,7 +747,7 @@ class Dispatcher:
         """Async :meth:`resume` (handlers run as under :meth:`arun`)."""
         out: list[Outcome] = []
         for call in calls:
-            step, _ = self._answer(call)
+            step: Outcome | _Job | _Run | None = self._answer(call)
             if isinstance(step, _Job):
                 route = self._route(step, call)
                 if route is None:

@@ -58,6 +58,7 @@ class ActionSpec:
     ``"value"`` (one argument: the model instance, or the dict for a JSON Schema).
     ``key`` maps the validated args to an idempotency key (see :meth:`ledger_key`).
     ``context`` names the handler's parameter annotated :class:`ActionContext`, if any.
+    ``runs_on`` / ``approval``: run by the page, or asked for first (see :attr:`waits_for`).
     """
 
     name: str
@@ -182,7 +183,9 @@ class ActionRegistry:
         approval: bool = False,
     ) -> F | Callable[[F], F]:
         """Decorator registering a handler: ``@registry.action`` or
-        ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``.
+        ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``;
+        ``@registry.action(runs_on="client")`` for one the page runs (the function only
+        gives the args' schema), ``@registry.action(approval=True)`` for one that asks first.
         The action's name defaults to the function's name; the handler is returned
         unchanged."""
         if callable(name):
@@ -226,7 +229,11 @@ class ActionRegistry:
         args (the handler gets the instance); otherwise each parameter is a field
         (unknown fields are refused unless the handler takes ``**kwargs``).
         With ``model`` or ``schema`` the handler gets the validated value as its one
-        argument. Raises ``TypeError``/``ValueError`` for a bad registration and
+        argument. ``runs_on="client"``: the page runs the action, never a dispatcher (it
+        streams it as ``ActionPending(waiting_for="client")`` and records the page's result
+        from the next request, see ``Dispatcher.resume``); ``approval=True``: a dispatcher
+        asks before running it (``ActionPending(waiting_for="approval")``) and runs it once
+        approved. Raises ``TypeError``/``ValueError`` for a bad registration and
         ``jsonschema.SchemaError`` for an invalid schema.
         """
         if name is None:

@@ -2,7 +2,9 @@
 
 ``base.py`` holds the semantics (claim with fingerprint, lease and heartbeats,
 finish, replay, waiting for a claim in progress, unknown outcomes, retention) and
-the storage interface a backend implements; each other module is one backend:
+the storage interface a backend implements; ``answers.py`` the answers from outside
+(the page's result for a client action, an approval decision), recorded once on the
+same storage interface; each other module is one backend:
 :class:`MemoryLedger` (one process), :class:`SqliteLedger` (one machine),
 :class:`PostgresLedger` and :class:`RedisLedger` (many machines; imported on first
 access, as they need the extras ``unspool[postgres]`` / ``unspool[redis]``).
