@@ -288,3 +288,61 @@ def test_registration_rules() -> None:
     dispatcher = Dispatcher(reg)
     events = list(dispatcher.run([ActionComplete("s:0", 0, "c", {}), StreamDone("complete")]))
     assert brief(events) == [("pending", "s:0", "client", None)]
+
+
+def test_concurrent_dispatchers_offer_in_stream_order() -> None:
+    ran: list[Any] = []
+    expected = [
+        ("pending", "s/0:0", "client", None),
+        ("pending", "s/0:1", "approval", "approval-s/0:1"),
+        ("result", "s/0:2", {"temp_c": 21}, False),
+    ]
+    dispatcher = Dispatcher(registry(ran), concurrent=True)
+    assert brief(list(dispatcher.run(CALLS))) == expected
+
+    async def main() -> list[Event]:
+        other = Dispatcher(registry(ran), concurrent=True)
+        return [e async for e in other.arun(CALLS)]
+
+    assert brief(asyncio.run(main())) == expected
+    assert ran == [("weather", "Paris"), ("weather", "Paris")]  # two ledgers: once each
+
+
+def test_a_loop_waits_after_a_pending_action(replay_server: Any) -> None:
+    """run_turns (the real openai SDK, the loopback replay server as the model) stops after
+    a turn with an ActionPending: the page or a person answers in the next request."""
+    import openai
+
+    from replay import wire
+    from unspool import run_turns
+    from web_support.party import reply
+
+    replay_server.play(
+        reply(
+            wire.Call("weather", "call_w", ['{"city": "Paris"}']),
+            wire.Call("transfer", "call_t", ['{"to": "bob", "cents": 500}']),
+        )
+    )
+    ran: list[Any] = []
+    reg = registry(ran)
+    client = openai.AsyncOpenAI(base_url=replay_server.url + "/v1", api_key="k", max_retries=0)
+    loop = run_turns(
+        lambda messages: client.chat.completions.create(
+            model="m", messages=messages, tools=reg.tools("openai"), stream=True
+        ),
+        [{"role": "user", "content": "Pay Bob."}],
+        dispatcher=Dispatcher(reg),
+        provider="openai",
+        stream_id="s",
+    )
+
+    async def main() -> list[Event]:
+        return [e async for e in loop]
+
+    events = asyncio.run(main())
+    assert (loop.stopped, loop.turns, len(replay_server.requests)) == ("waiting", 1, 1)
+    assert brief(events) == [
+        ("result", "s/0:0", {"temp_c": 21}, False),
+        ("pending", "s/0:1", "approval", "approval-s/0:1"),
+    ]
+    assert ran == [("weather", "Paris")]

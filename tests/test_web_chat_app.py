@@ -23,9 +23,9 @@ import pytest
 from actions_support.servers import ledger_of
 from replay import ReplayServer
 from unspool.actions.ledgers import Ledger
-from unspool.actions.ledgers.answers import CLIENT_RESULT
+from unspool.actions.ledgers.answers import CLIENT_RESULT, DENIED
 from web_support.js import js_clients, run_node
-from web_support.party import CARD, MODEL_REPLIES, ORDERED, Shop, party_app
+from web_support.party import CARD, MODEL_REPLIES, NOT_ORDERED, ORDERED, Shop, party_app
 from web_support.server import LiveServer
 
 FULL_CARD = json.loads(CARD)
@@ -232,6 +232,41 @@ def test_use_chat_party_plan(js: Any, party: Any) -> None:
     assert "40}" not in told.replace(" ", "")
     assert (shop.lookups, len(shop.orders)) == (["Paris"], 1)
     assert rows(ledger)["pick_color"][2] == {"color": "red"}
+
+
+@pytest.mark.parametrize("party", ["postgres"], indirect=True)
+def test_use_chat_denial(js: Any, party: Any) -> None:
+    """The page denies the order: it never runs, the model is told, the page shows it denied."""
+    live, app, ledger, shop, server = party
+    server.play(*MODEL_REPLIES["first"], *MODEL_REPLIES["color"], NOT_ORDERED)
+    server.play(*MODEL_REPLIES["thanks"], *MODEL_REPLIES["thanks"])
+    out = run_node(js, "party_flow.mjs", live.url + "/api/chat", "deny", timeout=120)
+    assert out["errors"] == [] and out["status"] == "ready"
+    plan = out["steps"][2][-1]["parts"]
+    order = next(p for p in plan if p["type"] == "tool-place_order")
+    assert order["state"] == "output-denied"
+    assert order["approval"] == {
+        "id": order["approval"]["id"],
+        "approved": False,
+        "reason": "too many",
+    }
+    assert [p["text"] for p in plan if p["type"] == "text"][-1] == "Not ordered, as you wish."
+    assert shop.orders == []
+    assert rows(ledger)["place_order"] == ("finished", False, None, DENIED)
+    told = model_saw(server)[3][-1]
+    assert told["role"] == "tool" and "denied" in told["content"] and "too many" in told["content"]
+    # the approval sent again, or turned into an approval: the denial stands, nothing runs
+    bodies = list(app.bodies)
+    approve = json.loads(bodies[2])
+    for part in approve["messages"][-1]["parts"]:
+        if part["type"] == "tool-place_order":
+            part["approval"]["approved"] = True
+            part["approval"].pop("reason", None)
+    server.play(NOT_ORDERED, NOT_ORDERED)
+    post(live.url + "/api/chat", bodies[2])
+    text = post(live.url + "/api/chat", json.dumps(approve).encode())
+    assert "id_conflict" in text
+    assert shop.orders == [] and rows(ledger)["place_order"][3] == DENIED
 
 
 @pytest.mark.parametrize("party", ["sqlite", "redis"], indirect=True)

@@ -3,11 +3,12 @@
 // asks the page to run pick_color, which the page answers with addToolOutput; 2. sent on: the
 // reply fills in a card and asks to approve an order, which the page approves with
 // addToolApprovalResponse; 3. sent on: the order runs; 4. a last message; 5. regenerate.
-// Usage: node party_flow.mjs URL   (prints what the page saw, and each step's messages)
+// Usage: node party_flow.mjs URL [deny]   (prints what the page saw, and each step's messages;
+// with "deny" the page denies the order instead)
 import { DefaultChatTransport } from "ai";
 import { NodeChat } from "./node_chat.mjs";
 
-const [url] = process.argv.slice(2);
+const [url, answer] = process.argv.slice(2);
 const toolCalls = [];
 const errors = [];
 const data = [];
@@ -29,7 +30,8 @@ await chat.addToolOutput({ tool: "pick_color", toolCallId: pick.toolCallId, outp
 await chat.sendMessage();
 snap();
 const asked = parts().find((p) => p.state === "approval-requested");
-await chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+if (answer === "deny") await chat.addToolApprovalResponse({ id: asked.approval.id, approved: false, reason: "too many" });
+else await chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });
 await chat.sendMessage();
 snap();
 await chat.sendMessage({ text: "Thanks!" });

@@ -27,6 +27,7 @@ __all__ = [
     "CARD",
     "CARD_AND_ORDER",
     "MODEL_REPLIES",
+    "NOT_ORDERED",
     "ORDERED",
     "WELCOME",
     "Shop",
@@ -60,6 +61,7 @@ CARD_AND_ORDER = reply(
 )
 ORDERED = reply(wire.Text(["Ordered: 30 red balloons. ", "See you there!"]))
 WELCOME = reply(wire.Text(["You're welcome!"]))
+NOT_ORDERED = reply(wire.Text(["Not ordered, as you wish."]))
 
 MODEL_REPLIES: dict[str, list[Reply]] = {
     # request 1: the weather (run), then pick_color (the page's)
