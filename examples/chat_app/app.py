@@ -13,8 +13,9 @@ Every request is stateless: the page sends the conversation, the ledger holds wh
 server streamed and ran. ``POST /api/chat`` speaks the AI SDK's protocol, ``POST /api/agui``
 AG-UI's; ``GET /`` serves the React page when it was built (``page/``, see its README).
 
-Run it: ``OPENAI_BASE_URL=... uvicorn examples.chat_app.app:app`` (any OpenAI-compatible
-server), or build your own with :func:`build_app`.
+Run it from the repository's root: ``CHAT_APP_SERVE=1 uvicorn examples.chat_app.app:app``
+(``OPENAI_API_KEY``, or ``OPENAI_BASE_URL`` for any OpenAI-compatible server; the ledger is
+an SQLite file, ``CHAT_APP_LEDGER``), or build your own app with :func:`build_app`.
 """
 
 from __future__ import annotations
