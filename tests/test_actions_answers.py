@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actions_support.servers import KINDS, ledger_of
-from unspool import ActionComplete, ActionRegistry, Dispatcher, StreamDone
+from hypothesis_profiles import examples
+from unspool import ActionComplete, ActionRegistry, Dispatcher, MemoryLedger, StreamDone
 from unspool.actions.ledgers.answers import (
     AWAITING_APPROVAL,
     AWAITING_CLIENT,
@@ -346,3 +349,62 @@ def test_a_loop_waits_after_a_pending_action(replay_server: Any) -> None:
         ("pending", "s/0:1", "approval", "approval-s/0:1"),
     ]
     assert ran == [("weather", "Paris")]
+
+
+ANSWERS = st.lists(
+    st.tuples(
+        st.sampled_from(["client", "approval"]),
+        st.sampled_from(["red", "blue", None]),  # None: the page's error
+        st.booleans(),  # approved
+        st.sampled_from([500, 501]),  # the approval's args (500: those streamed)
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(ANSWERS)
+def test_any_sequence_of_answers_records_the_first_valid_one(answers: list[Any]) -> None:
+    """Whatever the requests bring, in any order: the first answer with the streamed args is
+    the one recorded; the same again replays it, any other is refused; the order runs at
+    most once, and only when that first decision approved it."""
+    ran: list[Any] = []
+    dispatcher = Dispatcher(registry(ran), MemoryLedger())
+    list(dispatcher.run(CALLS))
+    first_color: Any = "unset"
+    first_decision: Any = None
+    for kind, color, approved, cents in answers:
+        if kind == "client":
+            if color is None:
+                call = RequestToolCall(
+                    "s/0:0", "pick_color", "output-error", {"prompt": "your color?"}, error="closed"
+                )
+            else:
+                call = answered(color=color)[0]
+            (outcome,) = dispatcher.resume([call])
+            fresh = first_color == "unset"
+            if fresh:
+                first_color = color
+            if color == first_color:
+                assert outcome.replayed is not fresh
+                assert (isinstance(outcome, ActionResult) and outcome.result == color) or (
+                    color is None and outcome.error_type == CLIENT_ERROR
+                )
+            else:
+                assert isinstance(outcome, ActionFailed) and outcome.error_type == "id_conflict"
+        else:
+            (outcome,) = dispatcher.resume([answered(approved=approved, cents=cents)[1]])
+            if cents != 500:
+                assert isinstance(outcome, ActionFailed) and outcome.error_type == "args_changed"
+                continue
+            fresh = first_decision is None
+            if fresh:
+                first_decision = approved
+            if approved == first_decision:
+                assert isinstance(outcome, ActionResult) == approved
+                assert outcome.replayed is not fresh
+            else:
+                assert isinstance(outcome, ActionFailed) and outcome.error_type == "id_conflict"
+    orders = [r for r in ran if r[0] == "transfer"]
+    assert len(orders) == (1 if first_decision else 0)
