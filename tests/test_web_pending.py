@@ -136,3 +136,68 @@ def test_a_failing_source_after_a_turn_ends_with_the_error() -> None:
         "finish",
         "[DONE]",
     ]
+
+
+def ag_ui_run(resume: list[dict[str, Any]], run_id: str = "r2") -> dict[str, Any]:
+    call = {
+        "id": "s/1:1",
+        "type": "function",
+        "function": {"name": "pay", "arguments": '{"cents": 5}'},
+    }
+    return {
+        "threadId": "t",
+        "runId": run_id,
+        "messages": [
+            {"id": "u", "role": "user", "content": "Pay."},
+            {"id": "a", "role": "assistant", "toolCalls": [call]},
+        ],
+        "resume": resume,
+    }
+
+
+def test_an_ag_ui_resume_entry_answers_the_approval_it_names() -> None:
+    from unspool import read_request
+    from unspool.web.conversation import ToolApproval
+
+    def approval(resume: list[dict[str, Any]]) -> tuple[Any, ...]:
+        (call,) = read_request(ag_ui_run(resume), format="ag-ui").tool_calls
+        return call.state, call.approval
+
+    entry = {"interruptId": "approval-s/1:1", "status": "resolved"}
+    assert approval([{**entry, "payload": {"approved": True}}]) == (
+        "approval-responded",
+        ToolApproval("approval-s/1:1", True),
+    )
+    assert approval([{**entry, "payload": {"approved": False, "reason": "no"}}]) == (
+        "approval-responded",
+        ToolApproval("approval-s/1:1", False, "no"),
+    )
+    # anything but a resolved {"approved": true} is a denial
+    assert approval([{**entry, "payload": {"approved": "yes"}}])[1].approved is False
+    assert approval([{**entry, "status": "cancelled"}])[1] == ToolApproval(
+        "approval-s/1:1", False, "cancelled"
+    )
+    # an entry for another interrupt answers nothing
+    assert approval([{**entry, "interruptId": "approval-x", "payload": {"approved": True}}]) == (
+        "input-available",
+        None,
+    )
+
+
+def test_the_stream_id_is_the_conversations() -> None:
+    from unspool import read_request
+
+    same = read_request(ag_ui_run([], "r1"), format="ag-ui").stream_id
+    assert read_request(ag_ui_run([], "r9"), format="ag-ui").stream_id == same  # a new run id
+    resumed = ag_ui_run([{"interruptId": "approval-s/1:1", "status": "cancelled"}])
+    assert read_request(resumed, format="ag-ui").stream_id != same
+    body = {
+        "id": "c",
+        "trigger": "submit-message",
+        "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}],
+    }
+    first = read_request(body).stream_id
+    again = read_request({**body, "trigger": "regenerate-message", "messageId": "m"}).stream_id
+    assert first == again and first.startswith("c-")
+    body["messages"][0]["parts"][0]["text"] = "Hi!"
+    assert read_request(body).stream_id != first
