@@ -408,3 +408,17 @@ def test_any_sequence_of_answers_records_the_first_valid_one(answers: list[Any])
                 assert isinstance(outcome, ActionFailed) and outcome.error_type == "id_conflict"
     orders = [r for r in ran if r[0] == "transfer"]
     assert len(orders) == (1 if first_decision else 0)
+
+
+def test_a_scope_keeps_other_conversations_calls_out() -> None:
+    ran: list[Any] = []
+    dispatcher = Dispatcher(registry(ran))
+    list(dispatcher.run(CALLS))  # user "s"'s calls: ids "s/0:..."
+    theirs = dispatcher.resume(answered(), scope="eve/")
+    assert [(o.error_type, o.id) for o in theirs if isinstance(o, ActionFailed)] == [
+        ("unknown_call", "s/0:0"),
+        ("unknown_call", "s/0:1"),
+        ("unknown_call", "s/0:2"),
+    ]
+    assert ran == [("weather", "Paris")]
+    assert [o.type for o in dispatcher.resume(answered(), scope="s/")] == ["action_result"] * 3

@@ -607,7 +607,7 @@ class Dispatcher:
 
     # answers a request brings (the page's results, approvals) ------------------------
 
-    def _answer(self, call: AnsweredCall) -> Outcome | _Job | None:
+    def _answer(self, call: AnsweredCall, scope: str = "") -> Outcome | _Job | None:
         """Plan one call of a request: nothing (the request does not answer it), what to
         report at once (an action this server does not have, args that do not validate),
         or the job whose answer to record."""
@@ -618,6 +618,9 @@ class Dispatcher:
         spec = self.registry.get(call.name)
         if spec is None:
             return _failed(event, f"this server has no action {call.name!r}", "unknown_call")
+        if not call.id.startswith(scope):
+            msg = f"call {call.id!r} is not one of this conversation's (scope {scope!r})"
+            return _failed(event, msg, "unknown_call")
         verdict = spec.validate(call.args)
         if not verdict.ok:
             return self._reject_answer(event, verdict)
@@ -704,7 +707,7 @@ class Dispatcher:
             return self._client_answer(job, call)
         return None
 
-    def resume(self, calls: Iterable[AnsweredCall]) -> list[Outcome]:
+    def resume(self, calls: Iterable[AnsweredCall], *, scope: str = "") -> list[Outcome]:
         """Record the answers a request brings and report every answered call's outcome,
         as this server's ledger has it (a request can be forged: nothing runs or is
         answered because it says so).
@@ -718,10 +721,15 @@ class Dispatcher:
         action's outcome is the ledger's record, replayed. A call this server never
         streamed and recorded is ``unknown_call`` (``not_waiting``: it was not left to the
         page or to an approval). Calls the request does not answer are skipped. Give the
-        outcomes to ``chat.to_messages(provider, results=...)``."""
+        outcomes to ``chat.to_messages(provider, results=...)``.
+
+        ``scope``: a prefix every call id of this conversation has (give ``run_turns`` a
+        ``stream_id`` starting with it, e.g. the signed-in user's id): a call id without it
+        is ``unknown_call``, so a request can answer only its own user's calls, even one
+        that knows another's ids."""
         out: list[Outcome] = []
         for call in calls:
-            step: Outcome | _Job | _Run | None = self._answer(call)
+            step: Outcome | _Job | _Run | None = self._answer(call, scope)
             if isinstance(step, _Job):
                 route = self._route(step, call)
                 if route is None:
@@ -743,11 +751,11 @@ class Dispatcher:
                 out.append(step)
         return out
 
-    async def aresume(self, calls: Iterable[AnsweredCall]) -> list[Outcome]:
+    async def aresume(self, calls: Iterable[AnsweredCall], *, scope: str = "") -> list[Outcome]:
         """Async :meth:`resume` (handlers run as under :meth:`arun`)."""
         out: list[Outcome] = []
         for call in calls:
-            step: Outcome | _Job | _Run | None = self._answer(call)
+            step: Outcome | _Job | _Run | None = self._answer(call, scope)
             if isinstance(step, _Job):
                 route = self._route(step, call)
                 if route is None:
