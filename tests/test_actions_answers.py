@@ -422,3 +422,11 @@ def test_a_scope_keeps_other_conversations_calls_out() -> None:
     ]
     assert ran == [("weather", "Paris")]
     assert [o.type for o in dispatcher.resume(answered(), scope="s/")] == ["action_result"] * 3
+
+
+def test_redis_keeps_answers_for_its_retention(tmp_path: Path) -> None:
+    with ledger_of("redis", tmp_path, retention=60.0) as ledger:
+        ledger.offer("k", "pick_color", "k", "client")
+        assert ledger.record_client_result("k", "pick_color", result="red").status == "recorded"
+        ttl = ledger._sync().pttl(ledger._key("k"))  # type: ignore[attr-defined]
+        assert 0 < ttl <= 60_000

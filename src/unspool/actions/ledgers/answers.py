@@ -6,8 +6,8 @@ approval (``approval=True``) is not run when the model calls it: the dispatcher
 (it never expires: a page can answer hours later) and ``error_type`` naming what it
 waits for (:data:`AWAITING_CLIENT`, :data:`AWAITING_APPROVAL`). The next request
 carries the answer, which is recorded on that row by compare-and-set on its token
-(the storage interface's ``take_over``), so of two requests racing with answers one
-wins and the other sees the recorded one:
+(:meth:`Answers.settle_answer`, the storage interface's ``take_over``), so of two requests
+racing with answers one wins and the other sees the recorded one:
 
 * :meth:`Answers.record_client_result`: the page's result (or its error) finishes
   the row (``ok=True``, ``error_type`` :data:`CLIENT_RESULT`; ``ok=False``,
@@ -101,6 +101,21 @@ class Answers:
     lease: float | None
     stores_objects: bool
 
+    if TYPE_CHECKING:  # the storage interface of Ledger, which this is mixed into
+
+        def take_over(self, token: str, row: Record) -> bool: ...
+        async def atake_over(self, token: str, row: Record) -> bool: ...
+
+    def settle_answer(self, token: str, row: Record) -> bool:
+        """Replace the waiting row of ``row.key`` held by ``token`` by ``row`` (finished,
+        or started for an approved run), compare-and-set; the storage's ``take_over``
+        unless a backend has more to do (Redis: a finished row's retention)."""
+        return self.take_over(token, row)
+
+    async def asettle_answer(self, token: str, row: Record) -> bool:
+        """Async :meth:`settle_answer`."""
+        return await self.atake_over(token, row)
+
     # the steps, written once for the sync and async methods --------------------------
 
     def _offer_steps(
@@ -157,7 +172,7 @@ class Answers:
                     error_type=CLIENT_RESULT if ok else CLIENT_ERROR,
                     finished_at=time.time(),
                 )
-                if (yield _Op("take_over", (found.token, done))):
+                if (yield _Op("settle_answer", (found.token, done))):
                     return Answer("recorded", done)
                 continue  # answered meanwhile: look again
             if found.state == "finished" and found.error_type in (CLIENT_RESULT, CLIENT_ERROR):
@@ -201,7 +216,7 @@ class Answers:
                         error_type=DENIED,
                         finished_at=now,
                     )
-                if (yield _Op("take_over", (found.token, row))):
+                if (yield _Op("settle_answer", (found.token, row))):
                     return Answer("recorded", row, Claim("run", row) if approved else None)
                 continue
             if found.state == "finished" and found.error_type == DENIED:
