@@ -430,3 +430,16 @@ def test_redis_keeps_answers_for_its_retention(tmp_path: Path) -> None:
         assert ledger.record_client_result("k", "pick_color", result="red").status == "recorded"
         ttl = ledger._sync().pttl(ledger._key("k"))  # type: ignore[attr-defined]
         assert 0 < ttl <= 60_000
+
+
+def test_invalid_args_in_a_request() -> None:
+    """A call streamed as invalid keeps the page's error text (nothing ran, nothing to
+    replay); an output claimed for args that do not validate is refused."""
+    dispatcher = Dispatcher(registry([]))
+    invalid = RequestToolCall(
+        "s/0:5", "weather", "output-error", None, raw_args='{"city": ', error="invalid action"
+    )
+    claimed = RequestToolCall("s/0:6", "weather", "output-available", {"town": 1}, output=1)
+    (refused,) = dispatcher.resume([invalid, claimed])
+    assert isinstance(refused, ActionFailed) and refused.error_type == "invalid_args"
+    assert refused.id == "s/0:6" and "invalid action (schema)" in refused.error

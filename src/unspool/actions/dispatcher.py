@@ -623,6 +623,8 @@ class Dispatcher:
             return _failed(event, msg, "unknown_call")
         verdict = spec.validate(call.args)
         if not verdict.ok:
+            if call.state == "output-error" and decision is None:
+                return None  # streamed as invalid: the page's error text says why, as sent
             return self._reject_answer(event, verdict)
         try:
             key = str(spec.ledger_key(call.id, verdict.value))
