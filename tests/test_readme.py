@@ -550,7 +550,7 @@ def resumable_replies(example: Example) -> None:
     assert example.replay.requests[0][2]["messages"][0]["content"] == "Greet the class"
 
 
-@drives('    chat = read_request(await request.body(), format="ai-sdk")')
+@drives('    events = dispatcher.arun(generate(call, provider="anthropic"))')
 def chat_backend(example: Example) -> None:
     """useChat's body read, the Anthropic SDK called with the conversation, its tool call
     run once and streamed back; a forged body is a 400 with every error as JSON."""
@@ -567,3 +567,36 @@ def chat_backend(example: Example) -> None:
     with LiveServer(app, lifespan="on") as live:
         forged = httpx.post(f"{live.url}/api/chat", json={"messages": [{"role": "robot"}]})
     assert forged.status_code == 400 and forged.json()["errors"]
+
+
+@drives(
+    "    answers = await dispatcher.aresume(chat.tool_calls)  # the page's results, recorded once"
+)
+def chat_turns(example: Example) -> None:
+    """The model calls the page's action: the turn ends with the call to run and no
+    output; the page's answer in the next request is recorded and goes to the model,
+    which answers in the same reply."""
+    color_call = openai_call("pick_color", '{"prompt": "Balloons?"}')
+    example.play(color_call, openai_text("Red it is."))
+    app = example.run()["app"]
+    first = post_chat(app, use_chat_body("A party!"))
+    (call,) = of_type(first, "tool-input-available")
+    assert (call["toolName"], call["input"]) == ("pick_color", {"prompt": "Balloons?"})
+    assert of_type(first, "tool-output-available") == []
+    (start,) = of_type(first, "start")
+    answered = {
+        "type": "tool-pick_color",
+        "toolCallId": call["toolCallId"],
+        "state": "output-available",
+        "input": call["input"],
+        "output": {"color": "red"},
+    }
+    body = use_chat_body("A party!")
+    assistant = {"id": start["messageId"], "role": "assistant", "parts": [answered]}
+    body["messages"].append(assistant)
+    second = post_chat(app, body)
+    assert "".join(f["delta"] for f in of_type(second, "text-delta")) == "Red it is."
+    assert of_type(second, "start")[0]["messageId"] == start["messageId"]  # the same message
+    messages = example.replay.requests[1][2]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
+    assert json.loads(messages[2]["content"]) == {"color": "red"}
