@@ -60,6 +60,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from unspool.actions.ledgers.answers import Answers
 from unspool.actions.ledgers.codec import Unstorable, dump_json, jsonable
 
 __all__ = ["Claim", "ClaimStatus", "Ledger", "LedgerError", "Record", "RowState"]
@@ -134,7 +135,7 @@ class _Pause:
 _Op = _Call | _Pause
 
 
-class Ledger(ABC):
+class Ledger(Answers, ABC):
     """Base of every ledger: the claim protocol over the storage interface.
 
     ``lease`` is how long a started row stays live without a heartbeat (``None``:
@@ -314,6 +315,11 @@ class Ledger(ABC):
         _local_hold(self.scope, record.key)
         if self.lease is not None:
             self._heart.add(record, asynchronous)
+
+    def _stop_heartbeats(self) -> None:
+        """For a backend's ``close``: stop renewing this ledger's claims, and wait until
+        no heartbeat uses the storage."""
+        self._heart.stop()
 
     def _release(self, record: Record) -> None:
         self._heart.remove(record)
@@ -560,6 +566,20 @@ class _Heartbeat:
         self.thread: threading.Thread | None = None
         self.loops: dict[asyncio.AbstractEventLoop, dict[str, Record]] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        self.wake = threading.Event()
+
+    def stop(self) -> None:
+        """Renew nothing more (the ledger is closing: its claims' leases will expire);
+        returns once the thread is out of the storage, so connections can be closed."""
+        with self.lock:
+            self.held.clear()
+            for held in self.loops.values():
+                held.clear()
+            thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            self.wake.set()
+            thread.join(60)
+            self.wake.clear()
 
     def add(self, record: Record, asynchronous: bool) -> None:
         loop = asyncio.get_running_loop() if asynchronous else None
@@ -595,7 +615,7 @@ class _Heartbeat:
         lease = self.ledger.lease
         assert lease is not None
         while True:
-            time.sleep(lease / 3)
+            self.wake.wait(lease / 3)
             with self.lock:
                 sent = list(self.held.values())
                 if not sent:

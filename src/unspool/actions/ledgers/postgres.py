@@ -269,6 +269,7 @@ class PostgresLedger(Ledger):
 
     def close(self) -> None:
         """Close the pools this ledger opened (a caller's pool or connection stays open)."""
+        self._stop_heartbeats()  # claims still held are given up
         if self.dsn is not None and self._pool is not None:
             self._pool.close()
             self._pool = None

@@ -183,6 +183,7 @@ class RedisLedger(Ledger):
 
     def close(self) -> None:
         """Close the sync client this ledger made."""
+        self._stop_heartbeats()  # claims still held are given up
         if self.url is not None and self._client is not None:
             self._client.close()
             self._client = None
@@ -224,6 +225,11 @@ class RedisLedger(Ledger):
             renew(keys=[self._key(key)], args=[token, until], client=pipe)
         done = pipe.execute()
         return {token for (_, token), ok in zip(held, done, strict=True) if ok}
+
+    def settle_answer(self, token: str, row: Record) -> bool:
+        """An answer's row, as ``take_over`` writes it, kept for ``retention`` once finished."""
+        args = [token, "started", self._ttl(row), *_fields(row)]
+        return bool(self._script(_SWAP)(keys=[self._key(row.key)], args=args))
 
     def delete_claim(self, key: str, token: str) -> bool:
         return bool(self._script(_DELETE)(keys=[self._key(key)], args=[token]))
@@ -279,6 +285,11 @@ class RedisLedger(Ledger):
             await renew(keys=[self._key(key)], args=[token, until], client=pipe)
         done = await pipe.execute()
         return {token for (_, token), ok in zip(held, done, strict=True) if ok}
+
+    async def asettle_answer(self, token: str, row: Record) -> bool:
+        """Async :meth:`settle_answer`."""
+        args = [token, "started", self._ttl(row), *_fields(row)]
+        return bool(await self._ascript(_SWAP)(keys=[self._key(row.key)], args=args))
 
     async def adelete_claim(self, key: str, token: str) -> bool:
         return bool(await self._ascript(_DELETE)(keys=[self._key(key)], args=[token]))

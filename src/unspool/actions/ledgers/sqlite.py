@@ -136,6 +136,7 @@ class SqliteLedger(Ledger):
 
     def close(self) -> None:
         """Close every connection (the file stays)."""
+        self._stop_heartbeats()  # claims still held are given up
         with self._all_lock:
             conns, self._all = list(self._all), weakref.WeakSet()
         for held in conns:
