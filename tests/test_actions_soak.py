@@ -75,17 +75,25 @@ def test_soak(kind: str, tmp_path: Path) -> None:
         setup.get("warm-up")  # the table exists before the workers race to create it
         close(setup)
         procs = [launch() for _ in range(size.processes)]
+        born = [time.monotonic()] * size.processes
         killed = 0
         while killed < size.kills:
             time.sleep(rng.uniform(0.25, 1.5) * size.lease)
-            alive = [i for i, p in enumerate(procs) if p.poll() is None]
-            if not alive:
+            # a victim that has had time to claim and run (not one still importing)
+            ripe = [
+                i
+                for i, p in enumerate(procs)
+                if p.poll() is None and time.monotonic() - born[i] > 2 + 2 * size.lease
+            ]
+            if not any(p.poll() is None for p in procs):
                 break
-            slot = rng.choice(alive)
+            if not ripe:
+                continue
+            slot = rng.choice(ripe)
             procs[slot].send_signal(signal.SIGKILL)
             procs[slot].wait(30)
             killed += 1
-            procs[slot] = launch()  # a new worker takes its place
+            procs[slot], born[slot] = launch(), time.monotonic()  # a new worker takes its place
         for proc in procs:
             proc.wait(timeout=60 + 10 * size.actions * size.lease)
             assert proc.returncode == 0
