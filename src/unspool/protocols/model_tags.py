@@ -82,6 +82,7 @@ class ModelTagParser:
         self._resync = tuple(c.open for c in literal_openers)
         calls = {f"c{k}": [c.open] for k, c in enumerate(literal_openers)}
         thinks = [pair[0] for pair in fmt.reasoning]
+        self._thinks = thinks
         closers = {pair[1] for pair in fmt.reasoning}
         sec_open = [pair[0] for pair in fmt.sections]
         sec_close = [pair[1] for pair in fmt.sections]
@@ -272,7 +273,8 @@ class ModelTagParser:
             if undecided and not self._text_lexer.search(s, 0):
                 self._held = s
                 return None
-            self._at_start = False
+            if not any(s.startswith(t) or t.startswith(s) for t in self._thinks):
+                self._at_start = False  # the reply did not start with a call's shape
         lexer = self._text_lexer
         m = lexer.search(s, 0)
         if m is None:

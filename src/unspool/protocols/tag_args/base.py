@@ -79,16 +79,16 @@ def skip_space(s: str, i: int) -> int:
 
 
 def match_literal(s: str, i: int, literals: Iterable[str]) -> str | None:
-    """The literal that starts at ``s[i]``; ``""`` when ``s[i:]`` is a proper prefix of
-    one (more text decides); ``None`` when none can start there."""
+    """The longest literal that starts at ``s[i]``; ``""`` when more text decides (the
+    text from ``i`` is a proper prefix of one); ``None`` when none can start there."""
     rest = s[i : i + 64]
-    undecided = False
+    best: str | None = None
     for lit in literals:
-        if rest.startswith(lit):
-            return lit
-        if lit.startswith(rest):
-            undecided = True
-    return "" if undecided else None
+        if len(rest) < len(lit) and lit.startswith(rest):
+            return ""
+        if rest.startswith(lit) and (best is None or len(lit) > len(best)):
+            best = lit
+    return best
 
 
 def hold_len(s: str, literals: Iterable[str]) -> int:

@@ -87,6 +87,7 @@ class JsonCalls:
         self._raw: list[str] = []
         self._fenced = False
         self._fed = 0  # characters the current JsonStream took
+        self._fed_text: list[str] = []  # and their text (read again when a call breaks)
         if call is not None:
             elem = _Elem()
             elem.call = call
@@ -146,6 +147,7 @@ class JsonCalls:
                 return j + len(lit)
         self._stream = JsonStream(events=True, trailing="ignore")
         self._fed = 0
+        self._fed_text = []
         if self._shape == "args":
             self._depth = -1
         else:
@@ -199,16 +201,20 @@ class JsonCalls:
         except MalformedJSON as exc:
             used = self._used(exc, piece)
             self._take(piece[:used])
+            self._fed_text.append(piece[:used])
             current = self._current()
             if current is None:
                 current = _Elem()
                 current.call.raw.append(piece[:used])
                 self._elems.append(current)
+            if current.call.index is None:
+                self._replay_name(current)
             self._broken(current.call, exc.msg)
             return used
         used = len(piece) - len(stream.tail)
         self._fed += used
         text = piece[:used]
+        self._fed_text.append(text)
         self._take(text)
         depth = self._depth
         for ev in events:
@@ -240,6 +246,27 @@ class JsonCalls:
         if stream.complete:
             self._state = _AFTER
         return used
+
+    def _replay_name(self, elem: _Elem) -> None:
+        """The piece that broke the JSON may have completed the broken call's name: read
+        the valid text again (once per broken call) so the name does not depend on the
+        chunking."""
+        stream = JsonStream(events=True, trailing="ignore")
+        depth = self._depth
+        try:
+            events = stream.feed_events("".join(self._fed_text))
+        except MalformedJSON:
+            return
+        for ev in events:
+            if (
+                isinstance(ev, ValueEnd)
+                and len(ev.path) == depth + 1
+                and ev.path[-1] == "name"
+                and isinstance(ev.value, str)
+                and ev.value
+                and (depth == 0 or ev.path[0] == len(self._elems) - 1)
+            ):
+                elem.call.name = ev.value
 
     def _current(self) -> _Elem | None:
         elems = self._elems

@@ -113,7 +113,7 @@ class NamedCall:
         if self._state == _ARGS:
             assert self._args is not None
             return self._args.feed(s[i:] if i else s)
-        return s[i:]
+        return None
 
     def _begin_args(self) -> None:
         raw = "".join(self._name)

@@ -9,6 +9,7 @@ its keyword arguments are its arguments.  A positional argument is an
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -111,6 +112,7 @@ class PyCalls:
             return j
         self._stream = PyLiteralStream(events=True, calls=True, trailing="ignore")
         self._fed = 0
+        self._fed_text: list[str] = []
         self._depth = 1 if s[j] == "[" else 0
         self._roots += 1
         self._root_first = len(self._elems)
@@ -135,11 +137,13 @@ class PyCalls:
         except MalformedJSON as exc:
             used = max(0, min(len(piece), exc.pos - self._fed))
             self._take(piece[:used])
+            self._fed_text.append(piece[:used])
             elem = self._current()
             if elem is None:
                 elem = _Elem()
                 elem.call.raw.append(piece[:used])
                 self._elems.append(elem)
+                self._replay_name(elem)
             elem.done = True
             self._pending.append((elem, "malformed_call", exc.msg))
             self._state = _SKIP if self._skip is not None else _DONE
@@ -147,6 +151,7 @@ class PyCalls:
         used = len(piece) - len(stream.tail)
         self._fed += used
         text = piece[:used]
+        self._fed_text.append(text)
         self._take(text)
         depth = self._depth
         for ev in events:
@@ -178,6 +183,18 @@ class PyCalls:
                 self._pending.append((bad, "bad_params", "expected a call or a list of calls"))
             self._state = _AFTER
         return used
+
+    def _replay_name(self, elem: _Elem) -> None:
+        """The piece that broke the call may also have opened it: read the valid text
+        again (once per broken call) for its name, whatever the chunking."""
+        stream = PyLiteralStream(calls=True, trailing="ignore")
+        with contextlib.suppress(MalformedJSON):
+            stream.feed("".join(self._fed_text))
+        value = stream.value
+        if self._depth and isinstance(value, list):
+            value = value[-1] if len(value) == len(self._elems) - self._root_first else None
+        if isinstance(value, PyCall):
+            elem.call.name = value.name
 
     def _report(self, elem: _Elem, text: str) -> None:
         live = elem.live

@@ -170,6 +170,8 @@ class XmlCall:
         state = self._state
         if state == _FUNC:
             lit, j = self._expect(s, i, (d["func_open"], *self._closers))
+            if lit == "":
+                return j  # held: more text decides
             if lit == d["func_open"]:
                 self._state = _NAME
             elif lit:
@@ -193,6 +195,8 @@ class XmlCall:
             return j
         if state == _PARAMS:
             lit, j = self._expect(s, i, (d["param_open"], d["func_close"], *self._closers))
+            if lit == "":
+                return j  # held: more text decides
             if lit == d["param_open"]:
                 self._parts = []
                 self._state = _KEY
@@ -220,6 +224,8 @@ class XmlCall:
             return j
         if state == _VOPEN:
             lit, j = self._expect(s, i, (d["value_open"],))
+            if lit == "":
+                return j  # held: more text decides
             if lit:
                 self._state = _VALUE
             elif lit is None:
@@ -229,6 +235,8 @@ class XmlCall:
             return self._value(s, i)
         if state == _END:
             lit, j = self._expect(s, i, self._closers)
+            if lit == "":
+                return j  # held: more text decides
             if lit or lit is None:
                 self._state = _DONE
             return j

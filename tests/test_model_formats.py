@@ -1,0 +1,37 @@
+"""The open-weights formats: every family's transcripts, fed whole, at every split,
+one character (and one byte) at a time, with exact events."""
+
+from __future__ import annotations
+
+import pytest
+from tests.helpers_chunking import char_chunks, run_chunks, splits
+from tests.model_transcripts import TRANSCRIPTS, summary
+
+from unspool.protocols.model_formats import MODEL_FORMATS
+from unspool.protocols.model_tags import ModelTagParser
+
+IDS = [f"{fmt}-{label}" for fmt, label, _, _ in TRANSCRIPTS]
+
+
+def _run(fmt: str, chunks: list[str] | list[bytes]) -> list[tuple[object, ...]]:
+    return summary(run_chunks(ModelTagParser(fmt, stream_id="s"), chunks))
+
+
+@pytest.mark.parametrize(("fmt", "label", "reply", "expected"), TRANSCRIPTS, ids=IDS)
+def test_transcript_whole(fmt: str, label: str, reply: str, expected: list[object]) -> None:
+    assert _run(fmt, [reply]) == expected
+
+
+@pytest.mark.parametrize(("fmt", "label", "reply", "expected"), TRANSCRIPTS, ids=IDS)
+def test_transcript_every_split_and_char(
+    fmt: str, label: str, reply: str, expected: list[object]
+) -> None:
+    for chunks in splits(reply):
+        assert _run(fmt, chunks) == expected, chunks
+    assert _run(fmt, char_chunks(reply)) == expected
+    data = reply.encode()
+    assert _run(fmt, char_chunks(data)) == expected
+
+
+def test_every_format_has_transcripts() -> None:
+    assert {fmt for fmt, _, _, _ in TRANSCRIPTS} == set(MODEL_FORMATS)
