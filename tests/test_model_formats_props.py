@@ -1,0 +1,169 @@
+"""Properties of the open-weights format reader, for every row of the table.
+
+* Chunking independence: a transcript cut anywhere (text, or UTF-8 bytes cut inside
+  characters) gives its exact events.
+* Markup never reaches the text: no literal of the format is in any text or
+  reasoning delta of the transcripts.
+* Fuzz: documents built from each format's literals, JSON and Python fragments,
+  prose and unicode never crash the reader, end every started action exactly once,
+  give JSON-safe events, and read the same for every chunking.
+* A coarse guard of the linear cost.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers_chunking import run_chunks
+from hypothesis_profiles import examples
+from model_transcripts import TRANSCRIPTS, summary
+from unspool.events import ReasoningDelta, TextDelta, event_to_dict
+from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
+from unspool.protocols.model_tags import ModelTagParser
+
+
+def literals(fmt: ModelFormat) -> set[str]:
+    """Every markup literal of a format: openers, closers, separators of the name,
+    reasoning and section delimiters, dropped tokens."""
+    out: set[str] = set(fmt.drop)
+    for pair in (*fmt.reasoning, *fmt.sections):
+        out.update(pair)
+    for opener in fmt.calls:
+        if opener.open:
+            out.add(opener.open)
+        stack: list[Any] = [opener.options]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                stack.extend(item)
+            elif isinstance(item, str) and len(item) > 2 and item[0] in "<[":
+                out.add(item)
+    return out
+
+
+def _cut(text: str | bytes, points: list[int]) -> list[Any]:
+    cuts = sorted({min(p, len(text)) for p in points})
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@settings(max_examples=examples(300))
+@given(
+    row=st.sampled_from(TRANSCRIPTS),
+    points=st.lists(st.integers(0, 400), max_size=12),
+    as_bytes=st.booleans(),
+)
+def test_any_chunking_gives_the_exact_events(
+    row: tuple[str, str, str, list[Any]], points: list[int], as_bytes: bool
+) -> None:
+    fmt, _, reply, expected = row
+    text: str | bytes = reply.encode() if as_bytes else reply
+    events = run_chunks(ModelTagParser(fmt, stream_id="s"), _cut(text, points))
+    assert summary(events) == expected
+
+
+@pytest.mark.parametrize("row", TRANSCRIPTS, ids=[f"{r[0]}-{r[1]}" for r in TRANSCRIPTS])
+def test_markup_never_in_text(row: tuple[str, str, str, list[Any]]) -> None:
+    fmt, _, reply, _ = row
+    lits = literals(MODEL_FORMATS[fmt])
+    for chunks in ([reply], list(reply)):
+        events = run_chunks(ModelTagParser(fmt, stream_id="s"), chunks)
+        shown = "".join(e.text for e in events if isinstance(e, (TextDelta, ReasoningDelta)))
+        leaked = sorted(lit for lit in lits if lit in shown)
+        assert not leaked, (leaked, shown)
+
+
+_FRAGMENTS = [
+    "Hello",
+    " ",
+    "\n",
+    "é✓🚀",
+    "<",
+    ">",
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    "'",
+    ",",
+    ":",
+    ";",
+    "(",
+    ")",
+    "=",
+    "```",
+    "```json\n",
+    '{"name": "f", "arguments": {"a": [1, "x"]}}',
+    '{"name": "g", "parameters": {}}',
+    '{"a": 1}',
+    "f(a=1, b='x')",
+    "[f(a=None)]",
+    "get_weather",
+    "functions.f:0",
+    "function",
+    "<function=f>",
+    "<parameter=a>",
+    "</parameter>",
+    "</function>",
+    "<arg_key>k</arg_key>",
+    "<arg_value>v</arg_value>",
+    "commentary to=functions.f ",
+    "analysis",
+    "final",
+    "<|message|>",
+    "[CALL_ID]",
+    "[ARGS]",
+    "true",
+    "None",
+]
+
+
+def _documents(fmt: ModelFormat) -> st.SearchStrategy[str]:
+    pieces = sorted(literals(fmt)) + _FRAGMENTS
+    return st.lists(st.sampled_from(pieces), max_size=24).map("".join)
+
+
+@settings(max_examples=examples(400))
+@given(data=st.data(), name=st.sampled_from(sorted(MODEL_FORMATS)))
+def test_fuzz_never_crashes_and_is_chunking_independent(data: st.DataObject, name: str) -> None:
+    doc = data.draw(_documents(MODEL_FORMATS[name]))
+    points = data.draw(st.lists(st.integers(0, len(doc)), max_size=8))
+    whole = run_chunks(ModelTagParser(name, stream_id="s"), [doc])
+    for event in whole:
+        json.dumps(event_to_dict(event))
+    expected = summary(whole)  # also checks each started action ends exactly once
+    assert summary(run_chunks(ModelTagParser(name, stream_id="s"), _cut(doc, points))) == expected
+    assert summary(run_chunks(ModelTagParser(name, stream_id="s"), list(doc))) == expected
+
+
+def _reply(name: str, calls: int) -> str:
+    example = MODEL_FORMATS[name].example
+    return ("Some prose here. " + example + "\n") * calls
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FORMATS))
+def test_cost_is_linear(name: str) -> None:
+    def cost(calls: int) -> float:
+        reply = _reply(name, calls)
+        chunks = [reply[i : i + 16] for i in range(0, len(reply), 16)]
+        best = float("inf")
+        for _ in range(3):
+            parser = ModelTagParser(name, stream_id="s")
+            t0 = time.perf_counter()
+            for chunk in chunks:
+                parser.feed(chunk)
+            parser.finish()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    small, large = cost(50), cost(200)
+    assert large < 8 * small + 0.05, (small, large)
