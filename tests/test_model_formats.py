@@ -4,9 +4,9 @@ one character (and one byte) at a time, with exact events."""
 from __future__ import annotations
 
 import pytest
+
 from helpers_chunking import char_chunks, run_chunks, splits
 from model_transcripts import TRANSCRIPTS, summary
-
 from unspool.protocols.model_formats import MODEL_FORMATS
 from unspool.protocols.model_tags import ModelTagParser
 

@@ -21,6 +21,9 @@ builds one) into :mod:`unspool.events`, whatever the chunking:
   ``unknown_action``).  A closer that never comes is not needed once the value is
   whole: the call ends with the reply, at the next opener, or where text that is
   not markup begins.
+* Inside a section wrapper (DeepSeek's ``<｜tool▁calls▁begin｜>``, Kimi's) blanks
+  between calls are markup; other text ends the section (its closer never came)
+  and is text.
 * The markup itself (openers, closers, section wrappers, the format's end-of-turn
   tokens) never reaches the text; a broken call's text is in its
   ``ActionInvalid.raw``.  ``StreamDone`` is last.
@@ -317,8 +320,10 @@ class ModelTagParser:
         m = lexer.search(s, 0)
         end = len(s) - lexer.hold(s, 0) if m is None else m.start()
         between = s[:end]
-        if between.strip(_BLANK):
-            self._emit("text", between)  # not markup: shown, never lost
+        stripped = between.lstrip(_BLANK)
+        if stripped:  # not markup: the section is over (its closer never came), this is text
+            self._mode = _TEXT
+            return s[end - len(stripped) :]
         if m is None:
             self._held = s[end:]
             return None
