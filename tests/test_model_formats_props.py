@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from typing import Any
@@ -52,7 +53,7 @@ def literals(fmt: ModelFormat) -> set[str]:
 def _cut(text: str | bytes, points: list[int]) -> list[Any]:
     cuts = sorted({min(p, len(text)) for p in points})
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 @settings(max_examples=examples(300))
