@@ -55,6 +55,8 @@ from unspool.extras import needs_extra
 from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat, format_for_model
+from unspool.protocols.model_tags import ModelTagParser, parse_model_tags
 from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.prompts import format_instructions
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
@@ -153,6 +155,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ACTION_TAG",
     "LENIENT_KINDS",
+    "MODEL_FORMATS",
     "TOOL_CALL",
     "UNSET",
     "ActionArgsDelta",
@@ -184,7 +187,9 @@ __all__ = [
     "MalformedJSON",
     "MemoryLedger",
     "MissingOutcome",
+    "ModelFormat",
     "ModelStream",
+    "ModelTagParser",
     "Partial",
     "PartialModel",
     "PathEvent",
@@ -225,6 +230,7 @@ __all__ = [
     "encode_sse",
     "find_all_json",
     "find_json",
+    "format_for_model",
     "format_instructions",
     "from_anthropic",
     "from_bedrock",
@@ -241,6 +247,7 @@ __all__ = [
     "openai_chat_results",
     "openai_responses_results",
     "parse_interleaved",
+    "parse_model_tags",
     "parse_partial",
     "parse_tags",
     "read_request",

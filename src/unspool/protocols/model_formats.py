@@ -25,6 +25,7 @@ __all__ = [
     "CallOpener",
     "ModelFormat",
     "format_for_model",
+    "markdown_table",
     "resolve_model_format",
 ]
 
@@ -175,8 +176,8 @@ _ROWS = (
     ModelFormat(
         "llama3_json",
         "Llama 3.x JSON",
-        "Llama 3.1, 3.2, 3.3 with JSON tool calls (several joined by ';'); "
-        "<|python_tag|> built-in calls",
+        "Llama 3.1, 3.2, 3.3 with JSON tool calls (several joined by ';'), and the "
+        "python_tag built-in calls",
         '{"name": "get_weather", "parameters": {"city": "Paris"}}',
         (
             CallOpener("", "json", _json(seps=(";",)), peek="json_call"),
@@ -290,7 +291,7 @@ _ROWS = (
     ModelFormat(
         "granite_20b_fc",
         "Granite 20B FC",
-        "granite-20b-functioncalling (one object per <function_call>, no closer)",
+        "granite-20b-functioncalling (one object per function_call tag, no closer)",
         '<function_call> {"name": "get_weather", "arguments": {"city": "Paris"}}',
         (CallOpener("<function_call>", "json", _json()),),
         drop=("<|endoftext|>",),
@@ -317,7 +318,7 @@ _ROWS = (
     ModelFormat(
         "xlam",
         "xLAM",
-        "Salesforce xLAM-2 (a bare JSON array, or one in a ```json fence, after reasoning)",
+        "Salesforce xLAM-2 (a bare JSON array, or one in a json fence, after reasoning)",
         '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
         (
             CallOpener("", "json", _json(shape="list"), peek="json_list"),
@@ -340,7 +341,7 @@ _ROWS = (
     ModelFormat(
         "seed_oss",
         "Seed-OSS",
-        "ByteDance Seed-OSS-36B (<seed:think> reasoning, XML parameters)",
+        "ByteDance Seed-OSS-36B (seed:think reasoning, XML parameters)",
         "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
         "</function>\n</seed:tool_call>",
         (
@@ -380,3 +381,15 @@ def format_for_model(model: str) -> str | None:
         if any(re.search(p, low) for p in row.match):
             return row.name
     return None
+
+
+def markdown_table() -> str:
+    """The table of formats as the README shows it (a test holds the README to it)."""
+    lines = [
+        "| family | `format=` | models | a call as the model writes it |",
+        "|---|---|---|---|",
+    ]
+    for row in _ROWS:
+        example = row.example.replace("\n", "\\n").replace("|", "\\|")
+        lines.append(f"| {row.family} | `{row.name}` | {row.models} | `{example}` |")
+    return "\n".join(lines)
