@@ -7,6 +7,7 @@ import pytest
 
 from helpers_chunking import char_chunks, run_chunks, splits
 from model_transcripts import TRANSCRIPTS, summary
+from unspool.protocols.model_auto import AutoTagParser
 from unspool.protocols.model_formats import MODEL_FORMATS
 from unspool.protocols.model_tags import ModelTagParser
 
@@ -35,3 +36,17 @@ def test_transcript_every_split_and_char(
 
 def test_every_format_has_transcripts() -> None:
     assert {fmt for fmt, _, _, _ in TRANSCRIPTS} == set(MODEL_FORMATS)
+
+
+@pytest.mark.parametrize(("fmt", "label", "reply", "expected"), TRANSCRIPTS, ids=IDS)
+def test_auto_recognises_the_family(
+    fmt: str, label: str, reply: str, expected: list[object]
+) -> None:
+    """``format="auto"`` reads every transcript as its own format does, whatever the
+    chunking, where the family shows in the markup (a reply with no markup is text)."""
+    if fmt == "xlam" and "```" in reply:
+        pytest.skip("a fence at the start is prose unless the format says otherwise")
+    whole = summary(run_chunks(AutoTagParser(stream_id="s"), [reply]))
+    assert whole == expected or not any(e[0] in ("call", "invalid") for e in expected)
+    for chunks in (*splits(reply), char_chunks(reply), char_chunks(reply.encode())):
+        assert summary(run_chunks(AutoTagParser(stream_id="s"), chunks)) == whole, chunks

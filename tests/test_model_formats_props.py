@@ -25,6 +25,7 @@ from helpers_chunking import run_chunks
 from hypothesis_profiles import examples
 from model_transcripts import TRANSCRIPTS, summary
 from unspool.events import ReasoningDelta, TextDelta, event_to_dict
+from unspool.protocols.model_auto import AutoTagParser
 from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
 from unspool.protocols.model_tags import ModelTagParser
 
@@ -133,17 +134,28 @@ def _documents(fmt: ModelFormat) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), max_size=24).map("".join)
 
 
+def _parser(name: str) -> ModelTagParser | AutoTagParser:
+    return AutoTagParser(stream_id="s") if name == "auto" else ModelTagParser(name, stream_id="s")
+
+
+def _auto_documents() -> st.SearchStrategy[str]:
+    pieces = sorted(set().union(*(literals(f) for f in MODEL_FORMATS.values()))) + _FRAGMENTS
+    return st.lists(st.sampled_from(pieces), max_size=24).map("".join)
+
+
 @settings(max_examples=examples(400))
-@given(data=st.data(), name=st.sampled_from(sorted(MODEL_FORMATS)))
+@given(data=st.data(), name=st.sampled_from([*sorted(MODEL_FORMATS), "auto"]))
 def test_fuzz_never_crashes_and_is_chunking_independent(data: st.DataObject, name: str) -> None:
-    doc = data.draw(_documents(MODEL_FORMATS[name]))
+    docs = _auto_documents() if name == "auto" else _documents(MODEL_FORMATS[name])
+    doc = data.draw(docs)
     points = data.draw(st.lists(st.integers(0, len(doc)), max_size=8))
-    whole = run_chunks(ModelTagParser(name, stream_id="s"), [doc])
+    whole = run_chunks(_parser(name), [doc])
     for event in whole:
         json.dumps(event_to_dict(event))
     expected = summary(whole)  # also checks each started action ends exactly once
-    assert summary(run_chunks(ModelTagParser(name, stream_id="s"), _cut(doc, points))) == expected
-    assert summary(run_chunks(ModelTagParser(name, stream_id="s"), list(doc))) == expected
+    assert summary(run_chunks(_parser(name), _cut(doc, points))) == expected
+    assert summary(run_chunks(_parser(name), list(doc))) == expected
+    assert summary(run_chunks(_parser(name), _cut(doc.encode(), points))) == expected
 
 
 def _reply(name: str, calls: int) -> str:

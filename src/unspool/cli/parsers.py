@@ -47,7 +47,7 @@ PROTOCOLS = ("json", "interleaved", "tags", "plain", *CLI_NAMES)
 
 TEXT_PROTOCOLS = ("plain", "interleaved", "tags")
 
-TAG_FORMAT_NAMES = (*FORMATS, *MODEL_FORMATS)
+TAG_FORMAT_NAMES = (*FORMATS, *MODEL_FORMATS, "auto")
 """What ``--format`` takes with ``--protocol tags``: the tag formats and the model formats."""
 """What ``--text-protocol`` accepts (the text channel of a provider stream)."""
 

@@ -44,6 +44,7 @@ from unspool.protocols.c_fastpaths import BodyPath, HeldPath, ProsePath, TagPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
+from unspool.protocols.model_auto import AutoTagParser
 from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
 from unspool.protocols.model_tags import ModelTagParser
 from unspool.protocols.tag_body import BodyScanner
@@ -119,15 +120,17 @@ class TagParser:
 
     ``format`` may also name an open-weights model family of
     :data:`~unspool.protocols.model_formats.MODEL_FORMATS` (``"qwen3_coder"``,
-    ``"deepseek"``, ``"harmony"``, …) or be a
+    ``"deepseek"``, ``"harmony"``, …; ``"auto"`` recognises it from the reply's first
+    markup) or be a
     :class:`~unspool.protocols.model_formats.ModelFormat`: the reply is then read by
     :class:`~unspool.protocols.model_tags.ModelTagParser` (``stream_id``,
     ``registry`` and ``starts_in_reasoning`` apply; the other options are this
     class's own), exposed as :attr:`model`.
     """
 
-    model: ModelTagParser | None = None
-    """The open-weights reader when ``format`` names a model family, else None."""
+    model: ModelTagParser | AutoTagParser | None = None
+    """The open-weights reader when ``format`` names a model family (or is ``"auto"``),
+    else None."""
 
     def __init__(
         self,
@@ -142,7 +145,12 @@ class TagParser:
         max_tag_chars: int = 1024,
         starts_in_reasoning: bool = False,
     ) -> None:
-        if isinstance(format, ModelFormat) or (
+        if format == "auto":
+            self.model = AutoTagParser(
+                stream_id=stream_id, registry=registry, starts_in_reasoning=starts_in_reasoning
+            )
+            format = ACTION_TAG
+        elif isinstance(format, ModelFormat) or (
             isinstance(format, str) and format not in FORMATS and format in MODEL_FORMATS
         ):
             self.model = ModelTagParser(

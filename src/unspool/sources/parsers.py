@@ -5,7 +5,8 @@ Every source takes a text protocol the same way: ``"plain"`` (the default),
 ``"tags"`` (:class:`~unspool.protocols.tags.TagParser`), the name of an open-weights
 model format (``"hermes"``, ``"qwen3_coder"``, … from
 :data:`~unspool.protocols.model_formats.MODEL_FORMATS`: the raw text of a server run
-without a tool parser, read by :class:`~unspool.protocols.model_tags.ModelTagParser`),
+without a tool parser, read by :class:`~unspool.protocols.model_tags.ModelTagParser`;
+``"auto"`` recognises the family from the reply),
 or any object with the parser shape (``feed(chunk) -> list[Event]``,
 ``finish(reason) -> list[Event]``).
 """
@@ -62,6 +63,10 @@ def make_parser(
     if isinstance(protocol, str):
         from unspool.protocols.model_formats import MODEL_FORMATS
 
+        if protocol == "auto":
+            from unspool.protocols.model_auto import AutoTagParser
+
+            return AutoTagParser(stream_id=stream_id, registry=registry)
         if protocol in MODEL_FORMATS:
             from unspool.protocols.model_tags import ModelTagParser
 
