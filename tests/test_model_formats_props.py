@@ -180,3 +180,17 @@ def test_cost_is_linear(name: str) -> None:
 
     small, large = cost(50), cost(200)
     assert large < 8 * small + 0.05, (small, large)
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FORMATS))
+def test_bench_replies_read_whole(name: str) -> None:
+    """The bench's replies (prose and calls with nested arguments, as each family writes
+    them) read every call whatever the chunking, with no markup in the text."""
+    sec = pytest.importorskip("bench.sec_formats")
+    text = sec.reply(name, 5)
+    lits = literals(MODEL_FORMATS[name])
+    for size in (1, 3, 8, len(text)):
+        events = run_chunks(_parser(name), [text[i : i + size] for i in range(0, len(text), size)])
+        assert sum(e[0] == "call" for e in summary(events)) == 5
+        shown = "".join(e.text for e in events if isinstance(e, (TextDelta, ReasoningDelta)))
+        assert not [lit for lit in lits if lit in shown]
