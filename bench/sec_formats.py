@@ -5,7 +5,6 @@ as it read Hermes tags before the table (``format="tool_call"``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +17,7 @@ from unspool.protocols.model_formats import MODEL_FORMATS
 from unspool.protocols.model_tags import ModelTagParser
 from unspool.protocols.tags import TagParser
 
-__all__ = ["CALLS", "WRITERS", "reply", "run"]
+__all__ = ["CALLS", "reply", "run"]
 
 CALLS = 200
 CHUNKER = "8"
@@ -42,78 +41,14 @@ def _args(i: int) -> dict[str, Any]:
     }
 
 
-def _j(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _py(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-
-
-def _xml(name: str, args: dict[str, Any]) -> str:
-    params = "".join(
-        f"<parameter={k}>\n{v if isinstance(v, str) else _j(v)}\n</parameter>\n"
-        for k, v in args.items()
-    )
-    return f"<function={name}>\n{params}</function>"
-
-
-def _call_obj(name: str, args: dict[str, Any], key: str = "arguments") -> str:
-    return _j({"name": name, key: args})
-
-
-Writer = Callable[[str, dict[str, Any]], str]
-
-WRITERS: dict[str, Writer] = {
-    "hermes": lambda n, a: f"<tool_call>\n{_call_obj(n, a)}\n</tool_call>",
-    "qwen3_coder": lambda n, a: f"<tool_call>\n{_xml(n, a)}\n</tool_call>",
-    "seed_oss": lambda n, a: f"<seed:tool_call>\n{_xml(n, a)}\n</seed:tool_call>",
-    "glm45": lambda n, a: (
-        f"<tool_call>{n}\n"
-        + "".join(
-            f"<arg_key>{k}</arg_key>\n<arg_value>{v if isinstance(v, str) else _j(v)}</arg_value>\n"
-            for k, v in a.items()
-        )
-        + "</tool_call>"
-    ),
-    "mistral": lambda n, a: f"[TOOL_CALLS]{n}[ARGS]{_j(a)}",
-    "llama3_json": lambda n, a: f"<|python_tag|>{_call_obj(n, a, 'parameters')}<|eom_id|>",
-    "pythonic": lambda n, a: f"<|python_start|>[{_py(n, a)}]<|python_end|>",
-    "olmo3": lambda n, a: f"<function_calls>{_py(n, a)}</function_calls>",
-    "deepseek": lambda n, a: (
-        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{n}<｜tool▁sep｜>{_j(a)}"
-        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
-    ),
-    "kimi_k2": lambda n, a: (
-        f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{n}:0"
-        f"<|tool_call_argument_begin|>{_j(a)}<|tool_call_end|><|tool_calls_section_end|>"
-    ),
-    "harmony": lambda n, a: (
-        f"<|end|><|start|>assistant<|channel|>commentary to=functions.{n} <|constrain|>json"
-        f"<|message|>{_j(a)}<|call|><|start|>assistant<|channel|>final<|message|>"
-    ),
-    "granite": lambda n, a: f"<|tool_call|>[{_call_obj(n, a)}]",
-    "granite_20b_fc": lambda n, a: f"<function_call> {_call_obj(n, a)}",
-    "phi4_mini": lambda n, a: f"functools[{_call_obj(n, a)}]",
-    "jamba": lambda n, a: f"<tool_calls>[{_call_obj(n, a)}]</tool_calls>",
-    "xlam": lambda n, a: _call_obj(n, a),
-    "internlm2": lambda n, a: (
-        f"<|action_start|><|plugin|>{_call_obj(n, a, 'parameters')}<|action_end|>"
-    ),
-}
-"""How each family writes one call (the bench's replies, and a differential test's)."""
-
-
 def reply(fmt: str, calls: int = CALLS) -> str:
     """A reply in ``fmt``: prose and ``calls`` calls in turn (xLAM: one list of calls)."""
-    write = WRITERS[fmt]
-    if fmt == "xlam":
-        return "[" + ", ".join(write(f"tool_{i}", _args(i)) for i in range(calls)) + "]"
+    write = MODEL_FORMATS[fmt].write
+    if fmt == "xlam":  # one list of calls, at the start
+        return "[" + ", ".join(write(f"tool_{i}", _args(i))[1:-1] for i in range(calls)) + "]"
     parts = []
-    if fmt == "harmony":
-        parts.append("<|channel|>final<|message|>")
     for i in range(calls):
-        parts.append(_PROSE)
+        parts.append(_PROSE if fmt != "harmony" else f"<|channel|>final<|message|>{_PROSE}<|end|>")
         parts.append(write(f"tool_{i}", _args(i)))
     parts.append(_PROSE)
     return "".join(parts)

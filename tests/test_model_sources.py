@@ -188,3 +188,32 @@ def test_readme_lists_the_formats_from_the_table() -> None:
     end = readme.index("<!-- end of model formats -->")
     shown = readme[start:end].split("\n", 1)[1].strip()
     assert shown == markdown_table()
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FORMATS))
+def test_format_instructions_describe_each_model_format(name: str) -> None:
+    """The example reply the instructions show is read by that format's parser: one
+    call with the example's arguments, no invalid action, the markup not in the text."""
+    from unspool.protocols.prompts import example_reply, format_instructions
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "days": {"type": "integer"},
+            "opts": {"type": "object", "properties": {"units": {"type": "string"}}},
+        },
+        "required": ["city", "days", "opts"],
+    }
+    registry = ActionRegistry()
+    registry.register("get_weather", schema=schema)
+    examples = {"get_weather": {"city": "Paris ✓", "days": 3, "opts": {"units": "metric"}}}
+    text = format_instructions(registry, "tags", format=name, examples=examples)
+    reply = example_reply(registry, "tags", format=name, examples=examples)
+    assert reply in text
+    parser = TagParser(format=name, stream_id="s", registry=registry)
+    got = summary([*parser.feed(reply), *parser.finish()])
+    calls = [e for e in got if e[0] in ("call", "invalid")]
+    assert calls == [("call", "get_weather", examples["get_weather"])]
+    shown = "".join(e[1] for e in got if e[0] == "text")
+    assert shown.strip().endswith("Anything else?")

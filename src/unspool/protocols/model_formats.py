@@ -14,14 +14,16 @@ The syntax of each row follows the family's chat template and documentation.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "MODEL_FORMATS",
     "PEEKS",
+    "WRITERS",
     "CallOpener",
     "ModelFormat",
     "format_for_model",
@@ -58,6 +60,73 @@ class ModelFormat:
     sections: tuple[tuple[str, str], ...] = ()
     drop: tuple[str, ...] = ()
     match: tuple[str, ...] = ()
+    writer: str = ""
+
+    def write(self, name: str, args: Mapping[str, Any]) -> str:
+        """One call as this family writes it in the middle of a reply (:data:`WRITERS`)."""
+        return WRITERS[self.writer or self.name](name, args)
+
+
+def _j(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _py_call(name: str, args: Mapping[str, Any]) -> str:
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+def _raw(value: Any) -> str:
+    return value if isinstance(value, str) else _j(value)
+
+
+def _xml(name: str, args: Mapping[str, Any]) -> str:
+    params = "".join(f"<parameter={k}>\n{_raw(v)}\n</parameter>\n" for k, v in args.items())
+    return f"<function={name}>\n{params}</function>"
+
+
+def _obj(name: str, args: Mapping[str, Any], key: str = "arguments") -> str:
+    return _j({"name": name, key: args})
+
+
+Writer = Callable[[str, Mapping[str, Any]], str]
+"""``(name, arguments) -> the call's markup``."""
+
+WRITERS: dict[str, Writer] = {
+    "hermes": lambda n, a: f"<tool_call>\n{_obj(n, a)}\n</tool_call>",
+    "qwen3_coder": lambda n, a: f"<tool_call>\n{_xml(n, a)}\n</tool_call>",
+    "seed_oss": lambda n, a: f"<seed:tool_call>\n{_xml(n, a)}\n</seed:tool_call>",
+    "glm45": lambda n, a: (
+        f"<tool_call>{n}\n"
+        + "".join(
+            f"<arg_key>{k}</arg_key>\n<arg_value>{_raw(v)}</arg_value>\n" for k, v in a.items()
+        )
+        + "</tool_call>"
+    ),
+    "mistral": lambda n, a: f"[TOOL_CALLS]{n}[ARGS]{_j(a)}",
+    "llama3_json": lambda n, a: f"<|python_tag|>{_obj(n, a, 'parameters')}",
+    "pythonic": lambda n, a: f"<|python_start|>[{_py_call(n, a)}]<|python_end|>",
+    "olmo3": lambda n, a: f"<function_calls>{_py_call(n, a)}</function_calls>",
+    "deepseek": lambda n, a: (
+        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{n}<｜tool▁sep｜>{_j(a)}"
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "kimi_k2": lambda n, a: (
+        f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{n}:0"
+        f"<|tool_call_argument_begin|>{_j(a)}<|tool_call_end|><|tool_calls_section_end|>"
+    ),
+    "harmony": lambda n, a: (
+        f"<|start|>assistant<|channel|>commentary to=functions.{n} <|constrain|>json"
+        f"<|message|>{_j(a)}<|call|>"
+    ),
+    "granite": lambda n, a: f"<|tool_call|>[{_obj(n, a)}]",
+    "granite_20b_fc": lambda n, a: f"<function_call> {_obj(n, a)}",
+    "phi4_mini": lambda n, a: f"functools[{_obj(n, a)}]",
+    "jamba": lambda n, a: f"<tool_calls>[{_obj(n, a)}]</tool_calls>",
+    "xlam": lambda n, a: f"[{_obj(n, a)}]",
+    "internlm2": lambda n, a: f"<|action_start|><|plugin|>{_obj(n, a, 'parameters')}<|action_end|>",
+}
+"""How each family writes one call, by writer name (a row's ``writer``, else its name):
+format instructions and the bench use them, and tests read what they write."""
 
 
 def _peek_json_call(s: str) -> bool | None:
