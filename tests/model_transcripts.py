@@ -136,6 +136,12 @@ TRANSCRIPTS: list[tuple[str, str, str, list[tuple[Any, ...]]]] = [
         "<tool_call>\n<funktion=f>\n</tool_call>ok",
         [("invalid", None, "malformed_call"), ("text", "ok"), DONE],
     ),
+    (
+        "qwen3_coder",
+        "no wrapper",
+        "Ok <function=f>\n<parameter=a>\n[1, 2]\n</parameter>\n</function>\n</tool_call>",
+        [("text", "Ok "), ("call", "f", {"a": [1, 2]}), DONE],
+    ),
     # ---------------------------------------------------------------- GLM
     (
         "glm45",

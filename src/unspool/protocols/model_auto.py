@@ -45,6 +45,7 @@ AUTO_OPENERS: Mapping[str, str] = {
     "<|action_start|>": "internlm2",
     "<seed:think>": "seed_oss",
     "<seed:tool_call>": "seed_oss",
+    "<function=": "qwen3_coder",
     "<tool_call>": "",  # shared: decided by what follows (see the module docstring)
 }
 """The literals that name a family (``""``: decided by the text after it)."""

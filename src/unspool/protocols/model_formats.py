@@ -193,9 +193,15 @@ _ROWS = (
             CallOpener(
                 "<tool_call>", "xml", {"dialect": "qwen3_coder", "closers": ("</tool_call>",)}
             ),
+            # the model sometimes leaves the wrapper out
+            CallOpener(
+                "<function=",
+                "xml",
+                {"dialect": "qwen3_coder", "closers": ("</tool_call>",), "bare": True},
+            ),
         ),
         reasoning=_THINK,
-        drop=_IM_END,
+        drop=(*_IM_END, "</tool_call>"),
         match=(r"qwen3[-_.]?coder",),
     ),
     ModelFormat(

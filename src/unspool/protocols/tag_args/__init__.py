@@ -93,7 +93,13 @@ def _either(sink: Sink, opener: str, o: Mapping[str, Any], resync: tuple[str, ..
 
 
 def _xml(sink: Sink, opener: str, o: Mapping[str, Any], resync: tuple[str, ...]) -> Reader:
-    return XmlCall(sink, o["dialect"], closers=tuple(o["closers"]), resync=resync)
+    return XmlCall(
+        sink,
+        o["dialect"],
+        closers=tuple(o["closers"]),
+        resync=resync,
+        bare=bool(o.get("bare", False)),
+    )
 
 
 def _python(sink: Sink, opener: str, o: Mapping[str, Any], resync: tuple[str, ...]) -> Reader:

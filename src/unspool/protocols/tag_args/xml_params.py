@@ -87,7 +87,8 @@ def _py_literal(text: str) -> Any:
 
 
 class XmlCall:
-    """Reads one call of a dialect (see the module docstring) up to ``closers``."""
+    """Reads one call of a dialect (see the module docstring) up to ``closers``; with
+    ``bare`` the region opened at the function's own opener (no wrapper)."""
 
     def __init__(
         self,
@@ -96,13 +97,15 @@ class XmlCall:
         *,
         closers: tuple[str, ...],
         resync: tuple[str, ...] = (),
+        bare: bool = False,
     ) -> None:
         d = DIALECTS[dialect]
         self._d = d
         self._sink = sink
         self._closers = closers
         self._call = Call()
-        self._state = _FUNC if d["func_open"] else _NAME
+        # bare: the opener was the function's own (``<function=``), no wrapper around it
+        self._state = _FUNC if d["func_open"] and not bare else _NAME
         self._held = ""
         closes = tuple(x for x in (d["func_close"], *closers) if x)
         self._name_until = Until((d["name_end"],), (d["param_open"], *closes))
