@@ -5,6 +5,7 @@ as it read Hermes tags before the table (``format="tool_call"``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,8 @@ def reply(fmt: str, calls: int = CALLS) -> str:
     """A reply in ``fmt``: prose and ``calls`` calls in turn (xLAM: one list of calls)."""
     write = MODEL_FORMATS[fmt].write
     if fmt == "xlam":  # one list of calls, at the start
-        return "[" + ", ".join(write(f"tool_{i}", _args(i))[1:-1] for i in range(calls)) + "]"
+        calls_list = [{"name": f"tool_{i}", "arguments": _args(i)} for i in range(calls)]
+        return json.dumps(calls_list, ensure_ascii=False)
     parts = []
     for i in range(calls):
         parts.append(_PROSE if fmt != "harmony" else f"<|channel|>final<|message|>{_PROSE}<|end|>")

@@ -371,9 +371,26 @@ TRANSCRIPTS: list[tuple[str, str, str, list[tuple[Any, ...]]]] = [
     ),
     (
         "xlam",
-        "fenced",
-        '```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```',
+        "fenced after text",
+        'Let me call it.\n```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```',
+        [("text", "Let me call it.\n"), ("call", "get_weather", W), DONE],
+    ),
+    (
+        "granite",
+        "tool_call string",
+        '<tool_call>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
         [("call", "get_weather", W), DONE],
+    ),
+    (
+        "hermes",
+        "an opener mentioned in reasoning",
+        "<think>I could use <tool_call> for this.\nYes.</think>The answer is 4.",
+        [
+            ("reasoning", "I could use "),
+            ("invalid", None, "malformed_json"),
+            ("text", "The answer is 4."),
+            DONE,
+        ],
     ),
     (
         "internlm2",

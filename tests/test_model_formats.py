@@ -45,7 +45,9 @@ def test_auto_recognises_the_family(
     """``format="auto"`` reads every transcript as its own format does, whatever the
     chunking, where the family shows in the markup (a reply with no markup is text)."""
     if fmt == "xlam" and "```" in reply:
-        pytest.skip("a fence at the start is prose unless the format says otherwise")
+        pytest.skip("a json fence is a call only when the format says so")
+    if label == "an opener mentioned in reasoning":
+        pytest.skip("what follows the opener decides the family: here, none")
     whole = summary(run_chunks(AutoTagParser(stream_id="s"), [reply]))
     assert whole == expected or not any(e[0] in ("call", "invalid") for e in expected)
     for chunks in (*splits(reply), char_chunks(reply), char_chunks(reply.encode())):

@@ -5,7 +5,8 @@ end-of-turn tokens of every family dropped) until a literal that only one family
 writes appears (``[TOOL_CALLS]``, ``<｜tool▁call▁begin｜>``, ``<|channel|>``, …), or
 a shape a family starts its reply with (Llama's ``{"name"``, Llama 4's ``[f(``,
 xLAM's ``[{``).  ``<tool_call>`` is shared: the first non-blank character after it
-decides (``{`` Hermes/Qwen, ``<`` as in ``<function=`` Qwen3-Coder, a name GLM).  From there
+decides (``{`` Hermes/Qwen, ``<`` as in ``<function=`` Qwen3-Coder, ``[`` Granite, a
+name GLM).  From there
 on the reply is read by that family's
 :class:`~unspool.protocols.model_tags.ModelTagParser`, given the markup from its
 first character.  Until then only the longest proper prefix of a literal (or an
@@ -80,6 +81,8 @@ class _Detect:
             return "hermes" if final or j > _MAX_LOOK else ""
         if s[j] == "{":
             return "hermes"
+        if s[j] == "[":
+            return "granite"
         return "qwen3_coder" if s[j] == "<" else "glm45"
 
 

@@ -122,7 +122,7 @@ WRITERS: dict[str, Writer] = {
     "granite_20b_fc": lambda n, a: f"<function_call> {_obj(n, a)}",
     "phi4_mini": lambda n, a: f"functools[{_obj(n, a)}]",
     "jamba": lambda n, a: f"<tool_calls>[{_obj(n, a)}]</tool_calls>",
-    "xlam": lambda n, a: f"[{_obj(n, a)}]",
+    "xlam": lambda n, a: f"```json\n[{_obj(n, a)}]\n```",
     "internlm2": lambda n, a: f"<|action_start|><|plugin|>{_obj(n, a, 'parameters')}<|action_end|>",
 }
 """How each family writes one call, by writer name (a row's ``writer``, else its name):
@@ -158,18 +158,10 @@ def _peek_py_list(s: str) -> bool | None:
     return False
 
 
-def _peek_json_fence(s: str) -> bool | None:
-    """A ````json`` fence holding the calls."""
-    if s.startswith("```json"):
-        return True
-    return None if "```json".startswith(s) else False
-
-
 PEEKS = {
     "json_call": _peek_json_call,
     "json_list": _peek_json_list,
     "py_list": _peek_py_list,
-    "json_fence": _peek_json_fence,
 }
 """What a reply may start with, by name: ``peek(text)`` is True (it does), False (it
 does not) or None (more text decides; each decides within a bounded length)."""
@@ -359,7 +351,10 @@ _ROWS = (
         "Granite 3.x",
         "Granite 3.0 to 3.3 Instruct",
         '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
-        (CallOpener("<|tool_call|>", "json", _json(shape="list")),),
+        (
+            CallOpener("<|tool_call|>", "json", _json(shape="list")),
+            CallOpener("<tool_call>", "json", _json(shape="list")),  # as some versions write it
+        ),
         drop=("<|end_of_text|>",),
         match=(r"granite-?3", r"granite-?4"),
     ),
@@ -393,11 +388,11 @@ _ROWS = (
     ModelFormat(
         "xlam",
         "xLAM",
-        "Salesforce xLAM-2 (a bare JSON array, or one in a json fence, after reasoning)",
+        "Salesforce xLAM-2 (a bare JSON array at the start, or one in a json fence)",
         '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
         (
             CallOpener("", "json", _json(shape="list"), peek="json_list"),
-            CallOpener("", "json", _json(shape="list", fence=True), peek="json_fence"),
+            CallOpener("```json", "json", _json(shape="list", closers=("```",))),
         ),
         reasoning=_THINK,
         drop=_IM_END,

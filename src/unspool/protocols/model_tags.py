@@ -82,7 +82,11 @@ class ModelTagParser:
         self._peeks = [c for c in fmt.calls if c.peek]
         for k, opener in enumerate(literal_openers):
             self._openers[f"c{k}"] = opener
-        self._resync = tuple(c.open for c in literal_openers)
+        # a broken call ends at the next call's opener or at a reasoning closer (a call
+        # opened inside reasoning that breaks ends with the reasoning)
+        self._resync = tuple(c.open for c in literal_openers) + tuple(
+            pair[1] for pair in fmt.reasoning
+        )
         calls = {f"c{k}": [c.open] for k, c in enumerate(literal_openers)}
         thinks = [pair[0] for pair in fmt.reasoning]
         self._thinks = thinks
