@@ -13,6 +13,7 @@ previous report, and exactly one end per call (complete or invalid).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
@@ -102,6 +103,7 @@ def hold_len(s: str, literals: Iterable[str]) -> int:
     return best
 
 
+@functools.cache
 def skipper(closers: tuple[str, ...], resync: tuple[str, ...]) -> Delimiters | None:
     """What a broken region scans for: its ``close`` literals (consumed) and the
     ``resync`` ones (a next call's opener, left to the parser); None without either."""

@@ -160,7 +160,9 @@ class JsonCalls:
         assert stream is not None
         if self._depth < 0:
             return i + self._feed_args(stream, s[i:])
-        n = len(s)
+        if self._depth == 0:  # one call: it ends with the value, where the core says
+            return i + self._feed_calls(stream, s[i:])
+        n = len(s)  # a list: cut after each closer, so each call's text is its own
         while i < n:
             m = _CUT.search(s, i)
             j = n if m is None else m.end()

@@ -3,6 +3,7 @@ back only a suffix that could still become one of them."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from unspool.protocols.holdback import Delimiters
@@ -16,12 +17,7 @@ class Until:
     __slots__ = ("_d",)
 
     def __init__(self, end: tuple[str, ...] = (), stop: tuple[str, ...] = ()) -> None:
-        groups: dict[str, tuple[str, ...]] = {}
-        if end:
-            groups["end"] = end
-        if stop:
-            groups["stop"] = stop
-        self._d = Delimiters(groups)
+        self._d = _compiled(end, stop)
 
     def scan(self, s: str, i: int) -> tuple[str, re.Match[str] | None, int]:
         """``(text, match, j)``: the text read from ``i``; with a match, ``j`` is just
@@ -33,3 +29,15 @@ class Until:
             return s[i:end], None, end
         j = m.end() if m.lastgroup == "end" else m.start()
         return s[i : m.start()], m, j
+
+
+@functools.cache
+def _compiled(end: tuple[str, ...], stop: tuple[str, ...]) -> Delimiters:
+    """The delimiters of ``Until(end, stop)``, compiled once per pair (readers are made
+    per call)."""
+    groups: dict[str, tuple[str, ...]] = {}
+    if end:
+        groups["end"] = end
+    if stop:
+        groups["stop"] = stop
+    return Delimiters(groups)
