@@ -37,6 +37,12 @@ _FENCES = ("```json", "```")
 _TRUNCATED = "the reply ended inside this call"
 
 
+def _settled(stream: JsonStream) -> bool:
+    """The value is whole and nothing can change that: a container closed, or a scalar
+    followed by text (``true`` may still be ``trueX``, which is malformed)."""
+    return stream.complete and (isinstance(stream.value, (dict, list)) or bool(stream.tail))
+
+
 def shape_args(args: Any) -> tuple[Any, str | None]:
     """Arguments as the action gets them: an object (a JSON-encoded string is decoded);
     ``(args, None)`` or ``(None, message)``."""
@@ -88,6 +94,7 @@ class JsonCalls:
         self._fenced = False
         self._fed = 0  # characters the current JsonStream took
         self._fed_text: list[str] = []  # and their text (read again when a call breaks)
+        self._root_pending = 0  # the first of _pending from the current JsonStream
         if call is not None:
             elem = _Elem()
             elem.call = call
@@ -117,6 +124,9 @@ class JsonCalls:
         return None
 
     def finish(self) -> None:
+        stream = self._stream
+        if self._state == _VALUE and stream is not None and stream.complete:
+            self._state = _AFTER  # a scalar the end of the reply settles (not cut off)
         if self._state == _VALUE or (self._state == _BEFORE and not self._elems):
             self._raw.append(self._held)
             self._held = ""
@@ -148,6 +158,7 @@ class JsonCalls:
         self._stream = JsonStream(events=True, trailing="ignore")
         self._fed = 0
         self._fed_text = []
+        self._root_pending = len(self._pending)
         if self._shape == "args":
             self._depth = -1
         else:
@@ -191,7 +202,7 @@ class JsonCalls:
         call = elem.call
         if text and call.index is not None and stream.value is not UNSET:
             self._sink.args(call, elem.snaps.take(stream.value, len(text)), text)
-        if stream.complete:
+        if _settled(stream):
             elem.done = True
             self._pending.append((elem, None, "", stream.value))
             self._state = _AFTER
@@ -204,6 +215,10 @@ class JsonCalls:
             used = self._used(exc, piece)
             self._take(piece[:used])
             self._fed_text.append(piece[:used])
+            # a scalar that ended before the error may have been glued to it (``trueX``):
+            # whether its end was seen depends on the chunking, so only the error counts
+            mine = self._pending[self._root_pending :]
+            self._pending[self._root_pending :] = [p for p in mine if isinstance(p[3], dict)]
             current = self._current()
             if current is None:
                 current = _Elem()
@@ -245,7 +260,7 @@ class JsonCalls:
         last = self._current()
         if last is not None:
             self._report_elem(last, stream, text)
-        if stream.complete:
+        if _settled(stream):
             self._state = _AFTER
         return used
 
