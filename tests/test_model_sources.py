@@ -217,3 +217,26 @@ def test_format_instructions_describe_each_model_format(name: str) -> None:
     assert calls == [("call", "get_weather", examples["get_weather"])]
     shown = "".join(e[1] for e in got if e[0] == "text")
     assert shown.strip().endswith("Anything else?")
+
+
+def test_ollama_raw_text_through_the_sdk(replay_server: ReplayServer) -> None:
+    """Ollama's chat with the model's markup left in the content (a model whose
+    template Ollama does not parse): the format applied to the content reads the call."""
+    import ollama
+
+    from replay.ollama_wire import line, ndjson
+    from unspool.sources.providers.ollama import from_ollama
+
+    reply = '[THINK]need it[/THINK]On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 3}'
+    pieces = [line(p) for p in _tokens(reply, 5)] + [line("", done_reason="stop")]
+    replay_server.play(Reply([ndjson(pieces)], content_type="application/x-ndjson"))
+    response = ollama.Client(host=replay_server.url).chat(
+        model="mistral-small3.2", messages=[{"role": "user", "content": "weather?"}], stream=True
+    )
+    events = list(from_ollama(response, "mistral", stream_id="s", registry=_registry()))
+    assert summary(events) == [
+        ("reasoning", "need it"),
+        ("text", "On it."),
+        ("call", "get_weather", {"city": "Paris", "days": 3}),
+        ("done", "complete"),
+    ]
