@@ -240,3 +240,27 @@ def test_ollama_raw_text_through_the_sdk(replay_server: ReplayServer) -> None:
         ("call", "get_weather", {"city": "Paris", "days": 3}),
         ("done", "complete"),
     ]
+
+
+def test_the_model_s_call_id_is_kept() -> None:
+    """Kimi's ``functions.NAME:0`` and Mistral's ``[CALL_ID]`` are the ids the model's
+    next turn names the results by: ``ActionStarted.action_id``, never the identity."""
+    from unspool.events import ActionStarted
+
+    kimi = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:3"
+        '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>'
+        "<|tool_calls_section_end|>"
+    )
+    mistral = '[TOOL_CALLS]get_weather[CALL_ID]a1B2c3D4e[ARGS]{"city": "Paris"}'
+    for fmt, reply, model_id in (
+        ("kimi_k2", kimi, "functions.get_weather:3"),
+        ("mistral", mistral, "a1B2c3D4e"),
+    ):
+        for chunks in ([reply], list(reply)):
+            parser = ModelTagParser(fmt, stream_id="s")
+            events = [e for c in chunks for e in parser.feed(c)] + parser.finish()
+            started = [e for e in events if isinstance(e, ActionStarted)]
+            assert [(e.id, e.action_id) for e in started] == [("s:0", model_id)]
+            done = [e for e in events if isinstance(e, ActionComplete)]
+            assert done[0].action_id == model_id

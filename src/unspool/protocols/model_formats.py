@@ -324,6 +324,7 @@ _ROWS = (
                     "ends": ("<|tool_call_argument_begin|>",),
                     "strip": ("functions.",),
                     "suffix": r":\d+$",
+                    "keep_id": True,
                     "closers": ("<|tool_call_end|>",),
                 },
             ),

@@ -185,7 +185,7 @@ class ModelTagParser:
 
     def start(self, call: Call, name: str) -> None:
         self._flush()
-        event = self.emitter.start(name)
+        event = self.emitter.start(name, action_id=call.action_id)
         call.index = event.index
         call.name = name
         self._out.append(event)
@@ -211,7 +211,7 @@ class ModelTagParser:
         errors = ({"message": message},)
         raw = "".join(call.raw)
         if call.index is None:
-            self._out.append(self.emitter.reject(call.name, reason, errors, raw))
+            self._out.append(self.emitter.reject(call.name, reason, errors, raw, call.action_id))
         else:
             self._out.append(self.emitter.invalid(call.index, reason, errors, raw))
 

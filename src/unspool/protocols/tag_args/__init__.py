@@ -81,6 +81,7 @@ def _named_json(sink: Sink, opener: str, o: Mapping[str, Any], resync: tuple[str
         suffix=o.get("suffix"),
         kinds=tuple(o.get("kinds", ())),
         id_marker=o.get("id_marker"),
+        keep_id=bool(o.get("keep_id", False)),
     )
 
 

@@ -25,14 +25,16 @@ _SPACE = " \t\r\n"
 
 
 class Call:
-    """One call being read: its action ``index`` once started, its ``name``, and
-    its raw text so far (``raw``, for ``ActionInvalid.raw``)."""
+    """One call being read: its action ``index`` once started, its ``name``, the id
+    the model gave it (``action_id``), and its raw text so far (``raw``, for
+    ``ActionInvalid.raw``)."""
 
-    __slots__ = ("index", "name", "raw")
+    __slots__ = ("action_id", "index", "name", "raw")
 
     def __init__(self, name: str | None = None) -> None:
         self.index: int | None = None
         self.name = name
+        self.action_id: str | None = None
         self.raw: list[str] = []
 
 

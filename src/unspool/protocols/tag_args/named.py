@@ -43,8 +43,9 @@ class NamedCall:
     """Reads ``NAME`` up to one of ``ends`` (consumed) or ``stops`` (left to the
     arguments), then the arguments.  ``kinds``: a first word that names the call's
     kind, not the call (DeepSeek V3's ``function``), after which the name runs to a
-    newline.  ``id_marker``: a literal after the name that introduces a call id
-    (read up to ``ends`` or ``stops`` and dropped)."""
+    newline.  ``id_marker``: a literal after the name that introduces a call id (read
+    up to ``ends`` or ``stops``); ``keep_id``: the name as written is the call's id
+    (Kimi's ``functions.NAME:0``).  The id becomes ``ActionStarted.action_id``."""
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class NamedCall:
         suffix: str | None = None,
         kinds: tuple[str, ...] = (),
         id_marker: str | None = None,
+        keep_id: bool = False,
     ) -> None:
         self._sink = sink
         self._make_args = make_args
@@ -76,6 +78,8 @@ class NamedCall:
         self._args: Reader | None = None
         self._call = Call()
         self._kinded = False
+        self._keep_id = keep_id
+        self._id: list[str] = []
 
     def feed(self, text: str) -> str | None:
         s = self._held + text if self._held else text
@@ -88,6 +92,8 @@ class NamedCall:
             if self._state == _NAME:
                 self._name.append(got)
                 self._size += len(got)
+            elif len(self._id) < _MAX_NAME:
+                self._id.append(got)
             if m is None:
                 self._held = s[j:]
                 if self._size > _MAX_NAME:
@@ -120,6 +126,8 @@ class NamedCall:
         name = clean_name(raw, self._strip, self._suffix) if self._size <= _MAX_NAME else None
         call = self._call
         call.raw.clear()
+        model_id = "".join(self._id).strip() or (raw.strip() if self._keep_id else "")
+        call.action_id = model_id[:_MAX_NAME] or None
         if name is not None:
             self._sink.start(call, name)
         else:
