@@ -253,3 +253,27 @@ def test_written_calls_read_back(data: st.DataObject, name: str) -> None:
     calls = [e for e in got if e[0] in ("call", "invalid")]
     assert calls == [("call", "do_it", args)], (doc, got)
     assert "".join(e[1] for e in got if e[0] == "text").endswith("After.")
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_FORMATS))
+def test_a_flood_after_an_opener_costs_linear(name: str) -> None:
+    """One character at a time after each opener (blanks, or a name that never ends):
+    nothing held is joined again on every feed."""
+    openers = [o.open for o in MODEL_FORMATS[name].calls if o.open]
+
+    def cost(n: int, filler: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            for opener in openers:
+                parser = ModelTagParser(name, stream_id="s")
+                parser.feed(opener)
+                for _ in range(n):
+                    parser.feed(filler)
+                parser.finish()
+            best = min(best, time.process_time() - t0)
+        return best
+
+    for filler in (" ", "x"):
+        small, large = cost(5000, filler), cost(20000, filler)
+        assert large < 10 * small + 0.1, (filler, small, large)

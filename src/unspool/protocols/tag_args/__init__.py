@@ -32,25 +32,25 @@ class Either:
     def __init__(self, json: Callable[[], Reader], other: Callable[[], Reader]) -> None:
         self._json = json
         self._other = other
-        self._held = ""
+        self._blanks: list[str] = []  # blanks so far (kept apart: a long run stays O(n))
         self._reader: Reader | None = None
 
     def feed(self, text: str) -> str | None:
         if self._reader is not None:
             return self._reader.feed(text)
-        s = self._held + text
-        j = skip_space(s, 0)
-        if j == len(s):
-            self._held = s
+        j = skip_space(text, 0)
+        if j == len(text):
+            self._blanks.append(text)
             return None
-        self._held = ""
-        self._reader = self._json() if s[j] in "[{" else self._other()
-        return self._reader.feed(s)
+        self._reader = self._json() if text[j] in "[{" else self._other()
+        blanks = "".join(self._blanks)
+        self._blanks = []
+        return self._reader.feed(blanks + text)
 
     def finish(self) -> None:
         if self._reader is None:
             self._reader = self._other()
-            self._reader.feed(self._held)
+            self._reader.feed("".join(self._blanks))
         self._reader.finish()
 
 

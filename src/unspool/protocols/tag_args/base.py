@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from unspool.protocols.holdback import Delimiters
 
-__all__ = ["Call", "Reader", "Sink", "hold_len", "match_literal", "skip_space", "skipper"]
+__all__ = ["Call", "Reader", "Sink", "match_literal", "skip_space", "skipper"]
 
 _SPACE = " \t\r\n"
 
@@ -91,17 +91,6 @@ def match_literal(s: str, i: int, literals: Iterable[str]) -> str | None:
             return ""
         if rest.startswith(lit) and (best is None or len(lit) > len(best)):
             best = lit
-    return best
-
-
-def hold_len(s: str, literals: Iterable[str]) -> int:
-    """The length of the longest suffix of ``s`` that is a proper prefix of a literal."""
-    best = 0
-    for lit in literals:
-        for k in range(min(len(lit) - 1, len(s)), best, -1):
-            if s.endswith(lit[:k]):
-                best = k
-                break
     return best
 
 
