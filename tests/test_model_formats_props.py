@@ -277,3 +277,33 @@ def test_a_flood_after_an_opener_costs_linear(name: str) -> None:
     for filler in (" ", "x"):
         small, large = cost(5000, filler), cost(20000, filler)
         assert large < 10 * small + 0.1, (filler, small, large)
+
+
+@pytest.mark.parametrize(
+    ("name", "opener", "item", "close"),
+    [
+        ("xlam", "", '{"name": "f", "arguments": {"a": [1, {"b": "x"}]}}', "]"),
+        ("jamba", "<tool_calls>", '{"name": "f", "arguments": {"a": [1]}}', "]</tool_calls>"),
+        ("mistral", "[TOOL_CALLS]", '{"name": "f", "arguments": {"a": [1]}}', "]"),
+        ("pythonic", "", "f(a=[1, {'b': 'x'}])", "]"),
+    ],
+)
+def test_many_calls_in_one_list_cost_linear(name: str, opener: str, item: str, close: str) -> None:
+    """One region holding many calls: the work per character does not grow with the
+    calls before it."""
+
+    def cost(calls: int) -> float:
+        reply = opener + "[" + ", ".join([item] * calls) + close
+        chunks = [reply[i : i + 8] for i in range(0, len(reply), 8)]
+        best = float("inf")
+        for _ in range(3):
+            parser = ModelTagParser(name, stream_id="s")
+            t0 = time.process_time()
+            for chunk in chunks:
+                parser.feed(chunk)
+            assert parser.finish()[-1].actions_complete == calls  # type: ignore[attr-defined]
+            best = min(best, time.process_time() - t0)
+        return best
+
+    small, large = cost(300), cost(1200)
+    assert large < 10 * small + 0.1, (small, large)

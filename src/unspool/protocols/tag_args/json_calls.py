@@ -95,6 +95,7 @@ class JsonCalls:
         self._fed = 0  # characters the current JsonStream took
         self._fed_text: list[str] = []  # and their text (read again when a call breaks)
         self._root_pending = 0  # the first of _pending from the current JsonStream
+        self._bad: _Elem | None = None  # the broken call, whose raw text the skip extends
         if call is not None:
             elem = _Elem()
             elem.call = call
@@ -137,9 +138,9 @@ class JsonCalls:
     def _take(self, text: str) -> None:
         if text:
             self._raw.append(text)
-            for elem in self._elems:
-                if not elem.done:
-                    elem.call.raw.append(text)
+            elem = self._current()  # only the last call can be open
+            if elem is not None:
+                elem.call.raw.append(text)
 
     def _before(self, s: str, i: int) -> int:
         j = skip_space(s, i)
@@ -311,6 +312,7 @@ class JsonCalls:
             self._elems.append(elem)
         elem.done = True
         self._pending.append((elem, "malformed_json", message, None))
+        self._bad = elem
         self._state = _SKIP if self._skip is not None else _DONE
 
     def _after(self, s: str, i: int) -> int:
@@ -359,9 +361,8 @@ class JsonCalls:
     def _take_bad(self, text: str) -> None:
         if text:
             self._raw.append(text)
-            for elem, reason, _, _ in self._pending:
-                if reason is not None:
-                    elem.call.raw.append(text)
+            if self._bad is not None:
+                self._bad.call.raw.append(text)
 
     # ------------------------------------------------------------------ ending
 

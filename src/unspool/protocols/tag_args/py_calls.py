@@ -223,7 +223,8 @@ class PyCalls:
         skip = self._skip
         assert skip is not None
         m = skip.search(s, i)
-        bad = [e for e, reason, _ in self._pending if reason is not None]
+        # the broken call is the last one ended
+        bad = [e for e, reason, _ in self._pending[-1:] if reason is not None]
         if m is None:
             end = len(s) - skip.hold(s, i)
             for e in bad:
