@@ -223,6 +223,13 @@ TRANSCRIPTS: list[tuple[str, str, str, list[tuple[Any, ...]]]] = [
     ),
     (
         "llama3_json",
+        "python tag, two joined by ;",
+        '<|python_tag|>{"name": "a", "parameters": {}}; {"name": "b", "parameters": {"x": "é"}}'
+        "<|eom_id|>",
+        [("call", "a", {}), ("call", "b", {"x": "é"}), DONE],
+    ),
+    (
+        "llama3_json",
         "text with braces",
         "Use {braces} freely.",
         [("text", "Use {braces} freely."), DONE],
@@ -308,6 +315,14 @@ TRANSCRIPTS: list[tuple[str, str, str, list[tuple[Any, ...]]]] = [
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
         "{bad}<|tool_call_end|><|tool_calls_section_end|>",
         [("invalid", "f", "malformed_json"), DONE],
+    ),
+    (
+        "kimi_k2",
+        "reasoning, blanks between the tokens",
+        "<think>look it up</think><|tool_calls_section_begin|> <|tool_call_begin|> "
+        'functions.get_weather:0 <|tool_call_argument_begin|> {"city": "Paris"} '
+        "<|tool_call_end|> <|tool_calls_section_end|>",
+        [("reasoning", "look it up"), ("call", "get_weather", W), DONE],
     ),
     # ---------------------------------------------------------------- harmony
     (
