@@ -194,6 +194,12 @@ TRANSCRIPTS: list[tuple[str, str, str, list[tuple[Any, ...]]]] = [
         '[TOOL_CALLS]get_weather[CALL_ID]abc123XYZ[ARGS]{"city": "Paris"}',
         [("call", "get_weather", W), DONE],
     ),
+    (
+        "mistral",
+        "cut off before the arguments",
+        "[TOOL_CALLS]f[ARGS]",
+        [("invalid", "f", "truncated"), CUT],
+    ),
     ("mistral", "cut off", '[TOOL_CALLS]f[ARGS]{"a": [1,', [("invalid", "f", "truncated"), CUT]),
     (
         "mistral",

@@ -128,7 +128,8 @@ class JsonCalls:
         stream = self._stream
         if self._state == _VALUE and stream is not None and stream.complete:
             self._state = _AFTER  # a scalar the end of the reply settles (not cut off)
-        if self._state == _VALUE or (self._state == _BEFORE and not self._elems):
+        before = self._state == _BEFORE and (not self._elems or self._current() is not None)
+        if self._state == _VALUE or before:  # cut off: no value yet, or one still open
             self._raw.append(self._held)
             self._held = ""
             self._truncate()
