@@ -52,3 +52,13 @@ def test_auto_recognises_the_family(
     assert whole == expected or not any(e[0] in ("call", "invalid") for e in expected)
     for chunks in (*splits(reply), char_chunks(reply), char_chunks(reply.encode())):
         assert summary(run_chunks(AutoTagParser(stream_id="s"), chunks)) == whole, chunks
+
+
+@pytest.mark.parametrize(("fmt", "label", "reply", "expected"), TRANSCRIPTS, ids=IDS)
+def test_cut_off_anywhere(fmt: str, label: str, reply: str, expected: list[object]) -> None:
+    """The reply cut off after any character: every started action still ends exactly
+    once (``summary`` checks it), and the prefix reads the same whole and per character."""
+    for end in range(len(reply) + 1):
+        prefix = reply[:end]
+        whole = _run(fmt, [prefix])
+        assert _run(fmt, char_chunks(prefix)) == whole, prefix
