@@ -336,6 +336,7 @@ WHAT_CLI_LINES_PRINT = {
     "| unspool parse": '{"type": "done", "value": {"a": [1, 2], "b": "hi"}, "complete": false}',
     "parse -p tags --pretty": "[done] complete · 1 action: 1 complete, 0 invalid",
     "parse -p plain": '{"type": "text_delta", "text": "Just text, no markup"}',
+    "--format mistral": '"name": "f", "args": {"a": 1}',
     "repair --explain": '{"a": 1, "b": [true]}',
     "--speed 2": "[done]",
     "--sample anthropic": "[done]",
