@@ -28,7 +28,7 @@ static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_
 static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
 static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
-    *H_glued_quote, *H_repair;
+    *H_glued_quote, *H_repair, *H_repair_window;
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
     *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key,
@@ -3023,6 +3023,22 @@ get_repairs(PyObject *self, void *Py_UNUSED(c))
     return m->repairs;
 }
 
+/* How many repairs: the kept ones, and those a window (release_items) let go of. */
+static PyObject *
+get_repair_count(PyObject *self, void *Py_UNUSED(c))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(m->repairs);
+    if (PyList_CheckExact(m->repairs)) return PyLong_FromSsize_t(n);
+    PyObject *dropped = PyObject_GetAttrString(m->repairs, "dropped");
+    PyObject *kept = PyLong_FromSsize_t(n);
+    PyObject *count = dropped != NULL && kept != NULL ? PyNumber_Add(dropped, kept) : NULL;
+    Py_XDECREF(dropped);
+    Py_XDECREF(kept);
+    return count;
+}
+
 /* ------------------------------------------------------------------ lifecycle */
 
 static void
@@ -3169,7 +3185,8 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
     Py_INCREF(H_UNSET);
     m->root = H_UNSET;
     m->tail = PyList_New(0);
-    m->repairs = PyList_New(0);
+    /* release_items: a window of the last repairs (jsonstream._RepairWindow) */
+    m->repairs = release ? PyObject_CallNoArgs(H_repair_window) : PyList_New(0);
     if (m->tail == NULL || m->repairs == NULL) return -1;
     if (events && (m->events = PyList_New(0)) == NULL) {
         Py_XDECREF(kinds);
@@ -3288,6 +3305,7 @@ static PyGetSetDef js_getset[] = {
     {"pos", get_pos, NULL, "Characters fed so far.", NULL},
     {"tail", get_tail, NULL, "Text that followed the root value (trailing='ignore').", NULL},
     {"repairs", get_repairs, NULL, "What lenient mode repaired so far, in stream order.", NULL},
+    {"repair_count", get_repair_count, NULL, "How many repairs lenient mode made so far.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -3339,7 +3357,8 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "resume", &H_resume) < 0 || grab(helpers, "kinds_of", &H_kinds_of) < 0 ||
         grab(helpers, "close_verdict", &H_close_verdict) < 0 || grab(helpers, "string_cut", &H_string_cut) < 0 ||
         grab(helpers, "string_fast", &H_string_fast) < 0 || grab(helpers, "token", &H_token) < 0 ||
-        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0)
+        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0 ||
+        grab(helpers, "repair_window", &H_repair_window) < 0)
         return NULL;
     events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
                    plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);

@@ -69,7 +69,7 @@ from unspool.core.tokens import (
     token_word_run_us,
 )
 
-__all__ = ["JsonStream", "parse_partial"]
+__all__ = ["REPAIRS_KEPT", "JsonStream", "parse_partial"]
 
 # Parser states (locals of the generator).
 _VALUE = 0  # a value is expected: at the root, or after ':'
@@ -145,7 +145,9 @@ class JsonStream:
       live :attr:`value` is then the root list holding only the item still open
       (or nothing); ``finish()`` returns it likewise (an item cut off at the end is
       kept, an item the end completed is released), and the root's ``ValueEnd``
-      carries the empty list.  A root object or scalar is unaffected.
+      carries the empty list.  A root object or scalar is unaffected.  :attr:`repairs`
+      then keeps only the last :data:`REPAIRS_KEPT` repairs (each also went out as a
+      :class:`Repair` event); :attr:`repair_count` counts them all.
     """
 
     __slots__ = (
@@ -211,7 +213,7 @@ class JsonStream:
         )
         self._events: list[PathEvent] | None = [] if events else None
         self._release = release_items
-        self._repairs: list[Repair] = []
+        self._repairs: list[Repair] = _RepairWindow() if release_items else []
         self._root: Any = UNSET
         self._complete = False
         self._finished = False
@@ -258,8 +260,15 @@ class JsonStream:
 
     @property
     def repairs(self) -> list[Repair]:
-        """What lenient mode repaired so far, in stream order."""
+        """What lenient mode repaired so far, in stream order (with ``release_items``,
+        the last :data:`REPAIRS_KEPT` of them)."""
         return self._repairs
+
+    @property
+    def repair_count(self) -> int:
+        """How many repairs lenient mode made so far (:attr:`repairs` may keep fewer)."""
+        kept = self.repairs  # (the C machine's own property)
+        return len(kept) + (kept.dropped if type(kept) is _RepairWindow else 0)
 
     def feed(self, chunk: str | bytes) -> Any:
         """Consume ``chunk`` and return the live root value (or ``UNSET``)."""
@@ -1547,6 +1556,28 @@ def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
         cont[-1] = text
     else:
         cont[key] = text
+
+
+REPAIRS_KEPT = 1000
+"""With ``release_items``, :attr:`JsonStream.repairs` keeps this many of the latest repairs."""
+
+
+class _RepairWindow(list[Repair]):
+    """The repairs of a parser made with ``release_items``: the last
+    :data:`REPAIRS_KEPT`, and how many earlier ones were let go (so memory stays
+    bounded by the largest item, not by how many items needed a repair)."""
+
+    __slots__ = ("dropped",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped = 0
+
+    def append(self, repair: Repair) -> None:
+        if len(self) >= REPAIRS_KEPT:
+            del self[0]
+            self.dropped += 1
+        list.append(self, repair)
 
 
 def _repair(

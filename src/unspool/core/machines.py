@@ -139,6 +139,7 @@ def _stream_type() -> Any:
             "token": jsonstream._token,
             "glued_quote": jsonstream._glued_quote,
             "repair": jsonstream._repair,
+            "repair_window": jsonstream._RepairWindow,
         }
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
