@@ -24,6 +24,10 @@
 static PyObject *H_UNSET, *H_parse_error, *H_deep_copy, *H_big_int;
 static PyObject *H_MalformedJSON, *H_LimitExceeded;
 static PyObject *H_ValueStart, *H_StringDelta, *H_ValueEnd, *H_Skipped;
+static PyObject *H_path_link;     /* path_events._Link: a path deeper than path_flat keys */
+/* the events of a linked path: private subclasses reading it as a tuple (path_events._Deep) */
+static PyObject *H_DeepValueStart, *H_DeepStringDelta, *H_DeepValueEnd;
+static Py_ssize_t path_flat = 32; /* path_events.PATH_FLAT */
 static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_trailing;
 static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
@@ -239,6 +243,24 @@ tuple_plus(PyObject *t, PyObject *item)
     return r;
 }
 
+/* The path of item under parent, as path_events.child_path makes it: a tuple up to
+ * path_flat keys, deeper a link (parent, item) to the parent's path, so a path costs
+ * O(1) however deep the document nests (it is built as a tuple when it is read). */
+static PyObject *
+path_child(PyObject *parent, PyObject *item)
+{
+    if (PyTuple_CheckExact(parent) && PyTuple_GET_SIZE(parent) < path_flat) return tuple_plus(parent, item);
+    PyTypeObject *tp = (PyTypeObject *)H_path_link;
+    PyObject *r = tp->tp_alloc(tp, 2);
+    if (r == NULL) return NULL;
+    Py_INCREF(parent);
+    PyTuple_SET_ITEM(r, 0, parent);
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(r, 1, item);
+    PyObject_GC_UnTrack(r); /* links, keys and indices only: no cycle possible */
+    return r;
+}
+
 /* Whether the event types are plain tuple subclasses (no __dict__, no __weakref__,
  * no extra fields), so that emit() may allocate them without the generic allocator's
  * zeroing and tracking; see make_type(). */
@@ -266,6 +288,11 @@ pool_of(PyObject *type)
 static int
 emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
 {
+    if (Py_IS_TYPE(a, (PyTypeObject *)H_path_link)) /* a linked path: its event's deep type */
+        type = type == H_ValueStart    ? H_DeepValueStart
+               : type == H_StringDelta ? H_DeepStringDelta
+               : type == H_ValueEnd    ? H_DeepValueEnd
+                                       : type;
     Py_ssize_t size = c == NULL ? 2 : 3;
     PyTypeObject *tp = (PyTypeObject *)type;
     PyObject *ev;
@@ -371,7 +398,7 @@ attach(Machine *m, PyObject *val, PyObject **path)
     Frame *f = &m->stack[m->depth - 1];
     if (f->is_dict) {
         if (m->events_on) {
-            *path = tuple_plus(f->path, m->key);
+            *path = path_child(f->path, m->key);
             if (*path == NULL) return -1;
         }
         return PyDict_SetItem(f->cont, m->key, val);
@@ -381,7 +408,7 @@ attach(Machine *m, PyObject *val, PyObject **path)
         Py_ssize_t at = PyList_GET_SIZE(f->cont) + (m->depth == 1 ? m->shift : 0);
         PyObject *idx = PyLong_FromSsize_t(at);
         if (idx == NULL) return -1;
-        *path = tuple_plus(f->path, idx);
+        *path = path_child(f->path, idx);
         Py_DECREF(idx);
         if (*path == NULL) return -1;
     }
@@ -3358,10 +3385,25 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "close_verdict", &H_close_verdict) < 0 || grab(helpers, "string_cut", &H_string_cut) < 0 ||
         grab(helpers, "string_fast", &H_string_fast) < 0 || grab(helpers, "token", &H_token) < 0 ||
         grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0 ||
-        grab(helpers, "repair_window", &H_repair_window) < 0)
+        grab(helpers, "repair_window", &H_repair_window) < 0 ||
+        grab(helpers, "path_link", &H_path_link) < 0 ||
+        grab(helpers, "DeepValueStart", &H_DeepValueStart) < 0 ||
+        grab(helpers, "DeepStringDelta", &H_DeepStringDelta) < 0 ||
+        grab(helpers, "DeepValueEnd", &H_DeepValueEnd) < 0)
         return NULL;
+    {
+        PyObject *flat = PyDict_GetItemString(helpers, "path_flat");
+        path_flat = flat != NULL ? PyLong_AsSsize_t(flat) : -1;
+        if (path_flat < 1 || !PyType_Check(H_path_link) ||
+            !PyType_IsSubtype((PyTypeObject *)H_path_link, &PyTuple_Type)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "make_type: bad path_flat or path_link");
+            return NULL;
+        }
+    }
     events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
-                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
+                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped) &&
+                   plain_tuple_type(H_DeepValueStart) && plain_tuple_type(H_DeepStringDelta) &&
+                   plain_tuple_type(H_DeepValueEnd);
     PyTypeObject *bt = (PyTypeObject *)base;
     n_base_slots = 0;
     for (PyMemberDef *md = bt->tp_members; md != NULL && md->name != NULL; md++) {

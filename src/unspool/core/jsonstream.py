@@ -35,6 +35,9 @@ from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
 from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
+from unspool.core.path_events import DEEP_STRING_DELTA as _DEEP_SD
+from unspool.core.path_events import DEEP_VALUE_END as _DEEP_VE
+from unspool.core.path_events import DEEP_VALUE_START as _DEEP_VS
 from unspool.core.path_events import (
     Path,
     PathEvent,
@@ -43,6 +46,7 @@ from unspool.core.path_events import (
     StringDelta,
     ValueEnd,
     ValueStart,
+    child_path,
 )
 from unspool.core.preamble import PreambleScanner
 from unspool.core.quotes import (
@@ -610,7 +614,12 @@ class JsonStream:
                             else:
                                 self._root = sbuf
                             if evs is not None and len(sbuf) > d_start:
-                                evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
+                                evs.append(
+                                    new_event(
+                                        StringDelta if type(s_path) is tuple else _DEEP_SD,
+                                        (s_path, sbuf[d_start:]),
+                                    )
+                                )
                                 d_start = len(sbuf)
                             if rlist and len(rlist) > 1:
                                 # release_items: all but the open last item have ended
@@ -1052,7 +1061,10 @@ class JsonStream:
                             shift += len(top)
                             top.clear()  # release_items: every item went out with its ValueEnd
                         if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                            p = cpaths.pop()
+                            evs.append(
+                                new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top))
+                            )
                         i += 1
                         if not stack:
                             state = _END
@@ -1629,7 +1641,8 @@ def _put(
 
     ``done``: the value is complete; its end is reported too (after a ``StringDelta``
     with the text of a non-empty string), and a root value completes the document.
-    Returns its path (``()`` when events are off: paths are built only for events).
+    Returns its path (``()`` when events are off: paths are built only for events), as
+    :func:`~unspool.core.path_events.child_path` holds it: O(1) however deep.
     ``shift`` counts the items released from the root array ``rlist`` (release_items).
     """
     p: Path = ()
@@ -1637,22 +1650,23 @@ def _put(
         top = stack[-1]
         if type(top) is list:
             if evs is not None:
-                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
+                p = child_path(cpaths[-1], len(top) + (shift if top is rlist else 0))
             top.append(val)
         else:
             if evs is not None:
-                p = (*cpaths[-1], key)
+                p = child_path(cpaths[-1], key)
             top[key] = val
     else:
         parser._root = val
         if done:
             parser._complete = True
     if evs is not None:
-        evs.append(_new_event(ValueStart, (p, kind)))
+        flat = type(p) is tuple  # else a linked path: the events of its deep types
+        evs.append(_new_event(ValueStart if flat else _DEEP_VS, (p, kind)))
         if done:
             if kind == "string" and val:
-                evs.append(_new_event(StringDelta, (p, val)))
-            evs.append(_new_event(ValueEnd, (p, val)))
+                evs.append(_new_event(StringDelta if flat else _DEEP_SD, (p, val)))
+            evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (p, val)))
     return p
 
 
@@ -1672,7 +1686,8 @@ def _close(
         shift += len(top)
         top.clear()
     if evs is not None:
-        evs.append(_new_event(ValueEnd, (cpaths.pop(), top)))
+        p = cpaths.pop()
+        evs.append(_new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top)))
     if not stack:
         parser._complete = True
     return shift
@@ -1698,9 +1713,10 @@ def _end_string(
     else:
         cont[key] = text
     if evs is not None:
+        flat = type(path) is tuple
         if len(text) > reported:
-            evs.append(_new_event(StringDelta, (path, text[reported:])))
-        evs.append(_new_event(ValueEnd, (path, text)))
+            evs.append(_new_event(StringDelta if flat else _DEEP_SD, (path, text[reported:])))
+        evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (path, text)))
 
 
 def _too_long(what: str, limit: int, pos: int) -> MalformedJSON:
