@@ -9,6 +9,7 @@ import pytest
 
 from core_support import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
+from unspool.core.errors import HOOK_FAILED
 
 
 def test_a1_utf8_character_split_across_byte_chunks() -> None:
@@ -259,6 +260,78 @@ def test_parse_float_and_parse_int_hooks_follow_json_loads() -> None:
     parser = JsonStream(parse_float=Decimal)
     parser.feed("[1.5, 2.2")
     assert parser.finish() == [Decimal("1.5"), Decimal("2.2")]
+
+
+# (chunks, options, the chunk the hook raises on, the value the parser keeps, its pos)
+RAISING_HOOKS: dict[str, tuple[list[Any], dict[str, Any], int, Any, int]] = {
+    "parse_float in a feed": (["[1, 2.5", ", 3]"], {"events": True}, 1, [1], 11),
+    "parse_int at a chunk's end": (["[12", "3, 4]"], {"events": True}, 1, [], 8),
+    "parse_float at finish": (["[0, 7.5"], {}, 1, [0], 7),
+    "bytes": ([b"[2.5]"], {}, 0, [], 5),
+    "release_items": (["[1, ", "2.5]"], {"events": True, "release_items": True}, 1, [], 8),
+    # lenient: the C machine hands the stream over at the ellipsis, the reference's
+    # machine runs the hook
+    "lenient, handed over": (["[1, ..., 2.5]"], {"lenient": True}, 0, [1], 13),
+}
+
+
+class _HookFailed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("case", sorted(RAISING_HOOKS))
+@pytest.mark.parametrize("raised", [_HookFailed, ValueError, ZeroDivisionError, StopIteration])
+def test_a_raising_parse_hook_stops_the_parser_for_good(case: str, raised: type) -> None:
+    """Issue 22: after a hook raised, the C machine raised RuntimeError on every call
+    while the reference leaked a bare StopIteration, then finish() returned a value as
+    if the document had ended, at another pos.  Now the hook's own exception goes to
+    the caller, and every later feed or finish raises RuntimeError(HOOK_FAILED), pos
+    unchanged, the value and events read still."""
+    chunks, options, failing, kept, pos = RAISING_HOOKS[case]
+    error = raised("hook refused")
+
+    if raised is ValueError and case.startswith("parse_int"):
+        pytest.skip("parse_int's ValueError is a MalformedJSON, as json.loads reads it")
+
+    def hook(text: str) -> Any:
+        if text in ("2.5", "123", "7.5"):
+            raise error
+        return float(text) if "." in text else int(text)
+
+    parser = JsonStream(parse_float=hook, parse_int=hook, **options)
+    for chunk in chunks[:failing]:
+        parser.feed(chunk)
+    with pytest.raises(raised) as caught:
+        for chunk in chunks[failing:]:
+            parser.feed(chunk)
+        parser.finish()
+    assert caught.value is error
+    assert parser.pos == pos
+    for call in (lambda: parser.feed(chunks[0][:1]), parser.finish, parser.finish):
+        with pytest.raises(RuntimeError, match=f"^{HOOK_FAILED}$"):
+            call()
+        assert parser.pos == pos
+    if options.get("events"):
+        with pytest.raises(RuntimeError, match=f"^{HOOK_FAILED}$"):
+            parser.feed_events("]")
+        assert isinstance(parser.take_events(), list)
+    assert_same(detach(parser.value), kept)
+    assert_same(parser.snapshot(), kept)
+    assert parser.repair_count == len(parser.repairs)
+
+
+def test_a_hook_raising_malformed_json_is_the_parsers_error() -> None:
+    def hook(text: str) -> Any:
+        raise MalformedJSON("no floats here", 99)
+
+    parser = JsonStream(parse_float=hook)
+    parser.feed("[1, ")
+    with pytest.raises(MalformedJSON, match="no floats here") as caught:
+        parser.feed("2.5]")
+    for call in (lambda: parser.feed("1"), parser.finish):
+        with pytest.raises(MalformedJSON) as again:
+            call()
+        assert again.value is caught.value
 
 
 def test_utf8_bom_is_skipped_in_bytes_mode_only() -> None:

@@ -2589,6 +2589,26 @@ fail(Machine *m, int from_machine)
 {
     if (!PyErr_ExceptionMatches(H_MalformedJSON)) {
         m->dead = 1;
+        if (m->py && PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+            /* handed over: the Python machine's generator turned a hook's StopIteration
+             * into a RuntimeError (PEP 479); the hook's own exception goes on, as the
+             * reference's feed() lets it (JsonStream._stopped) */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            PyObject *cause = value != NULL ? PyException_GetCause(value) : NULL;
+            if (cause != NULL && Py_IS_TYPE(cause, (PyTypeObject *)PyExc_StopIteration)) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                PyException_SetContext(cause, NULL);
+                PyErr_SetObject(PyExc_StopIteration, cause);
+                Py_DECREF(cause);
+            } else {
+                Py_XDECREF(cause);
+                PyErr_Restore(type, value, tb);
+            }
+        }
         return;
     }
     PyObject *type, *value, *tb;
@@ -2753,6 +2773,16 @@ check_ready(Machine *m)
         PyErr_SetString(PyExc_RuntimeError, "JsonStream is not initialised");
         return -1;
     }
+    return 0;
+}
+
+/* Ready, and the machine still there: a parse hook that raised (not a MalformedJSON)
+ * stops it, and every later feed or finish says so (errors.HOOK_FAILED); what it made
+ * (the value, the events, the repairs) stays readable, as after a MalformedJSON. */
+static int
+check_alive(Machine *m)
+{
+    if (check_ready(m) < 0) return -1;
     if (m->dead) {
         PyErr_SetString(PyExc_RuntimeError, "JsonStream stopped after an error in a parse hook");
         return -1;
@@ -2771,7 +2801,7 @@ js_feed(PyObject *self, PyObject *chunk)
         Py_INCREF(m->root);
         return m->root;
     }
-    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
+    if (check_alive(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -2833,7 +2863,7 @@ static PyObject *
 js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
     Machine *m = MS(self);
-    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
+    if (check_alive(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["UNSET", "LimitExceeded", "MalformedJSON", "Unset", "parse_error"]
+__all__ = ["HOOK_FAILED", "UNSET", "LimitExceeded", "MalformedJSON", "Unset", "parse_error"]
+
+HOOK_FAILED = "JsonStream stopped after an error in a parse hook"
+"""The ``RuntimeError`` every later ``feed`` / ``finish`` raises once a parse hook
+(``parse_float``, ``parse_int``) raised something other than :class:`MalformedJSON`
+(that exception itself went to the caller of the call that ran the hook)."""
 
 
 class Unset:

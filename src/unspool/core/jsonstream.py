@@ -31,7 +31,7 @@ from types import GeneratorType
 from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
-from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
+from unspool.core.errors import HOOK_FAILED, UNSET, LimitExceeded, MalformedJSON, parse_error
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
 from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
@@ -221,7 +221,8 @@ class JsonStream:
         self._root: Any = UNSET
         self._complete = False
         self._finished = False
-        self._error: MalformedJSON | None = None
+        # a MalformedJSON, or a RuntimeError(HOOK_FAILED) once a parse hook raised
+        self._error: BaseException | None = None
         self._tail: list[str] = []
         self._pos = 0
         self._mode: type | None = None
@@ -283,10 +284,8 @@ class JsonStream:
                 self._send(chunk)
             except MalformedJSON as exc:
                 self._fail(exc)
-            except ValueError:
-                if _running(self._gen):  # fed from a parse hook: refused, nothing read
-                    self._pos -= len(chunk)
-                raise
+            except BaseException as exc:
+                self._stopped(exc, len(chunk))
             return self._root
         self._refuse_reentry()
         if self._error is not None:
@@ -304,12 +303,16 @@ class JsonStream:
                         self._gen.send(head)
                     except MalformedJSON as exc:
                         self._fail(exc)
+                    except BaseException as exc:
+                        self._stopped(exc, len(head))
                 self._fail(LimitExceeded(f"document longer than max_document_chars={limit}", limit))
             self._pos += len(text)
             try:
                 self._gen.send(text)
             except MalformedJSON as exc:
                 self._fail(exc)
+            except BaseException as exc:
+                self._stopped(exc, len(text))
         return self._root
 
     def finish(self) -> Any:
@@ -333,6 +336,8 @@ class JsonStream:
                 pass  # the machine ran to its end: finish() has nothing more to report
             except MalformedJSON as exc:
                 self._fail(exc)
+            except BaseException as exc:
+                self._stopped(exc, 0)
         return self._root
 
     def _refuse_reentry(self) -> None:
@@ -341,6 +346,25 @@ class JsonStream:
         does)."""
         if _running(self._gen):
             raise ValueError("generator already executing")
+
+    def _stopped(self, exc: BaseException, fed: int) -> NoReturn:
+        """The machine raised ``exc``, not a MalformedJSON, on a call that counted ``fed``
+        characters: it refused to run inside itself (nothing changed: the characters
+        are given back), or a parse hook raised and the machine is gone: ``exc`` goes to
+        the caller, and every later feed or finish raises ``RuntimeError(HOOK_FAILED)``,
+        as on the C machine."""
+        # refused (the machine is still there), or the machine is gone
+        if cast(GeneratorType, self._gen).gi_frame is not None:  # type: ignore[type-arg]
+            self._pos -= fed
+            raise exc
+        self._fast = False
+        self._error = RuntimeError(HOOK_FAILED)
+        cause = exc.__cause__
+        if type(exc) is RuntimeError and type(cause) is StopIteration and exc.__context__ is cause:
+            # the generator turned a hook's StopIteration into a RuntimeError (PEP 479):
+            # the hook's own exception goes on, as it does out of the C machine
+            raise cause from None
+        raise exc
 
     def feed_events(self, chunk: str | bytes) -> list[PathEvent]:
         """Feed ``chunk`` and return the path events it produced (needs ``events=True``).
@@ -423,6 +447,8 @@ class JsonStream:
                 self._gen.send(good)
             except MalformedJSON as err:
                 self._fail(err)
+            except BaseException as err:
+                self._stopped(err, len(good))
         self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
 
     def _fail(self, exc: MalformedJSON) -> NoReturn:
