@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -10,6 +13,7 @@ import pytest
 from core_support import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
 from unspool.core.errors import HOOK_FAILED
+from unspool.core.snapshot import CYCLE
 
 
 def test_a1_utf8_character_split_across_byte_chunks() -> None:
@@ -332,6 +336,50 @@ def test_a_hook_raising_malformed_json_is_the_parsers_error() -> None:
         with pytest.raises(MalformedJSON) as again:
             call()
         assert again.value is caught.value
+
+
+_CYCLE_CHILD = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))  # the old code copied forever
+from unspool import JsonStream, MalformedJSON, UNSET
+from unspool.core import machines
+machines.select(sys.argv[1])
+parser = JsonStream()
+live = parser.feed('{"a": [1, {"b": 2}], "c": [')
+shared = [3]
+live["d"] = [shared, shared]  # held twice side by side: copied twice
+assert parser.snapshot() == {"a": [1, {"b": 2}], "c": [], "d": [[3], [3]]}
+live["a"][1]["me"] = live  # a cycle through the live value
+try:
+    parser.snapshot()
+except ValueError as exc:
+    print(type(exc).__name__, exc)
+parser.feed("4]")  # the parser itself goes on
+try:
+    parser.feed("}}")
+except MalformedJSON as exc:
+    print(exc.msg, exc.pos, exc.partial is UNSET)  # no copy for the error either
+"""
+
+
+def test_a_cycle_added_to_the_live_value_makes_snapshot_raise(machine: str) -> None:
+    """Issue 22: snapshot() never returned once the caller put the live value inside
+    itself; it raises ValueError on both machines (in a child, so the old endless copy
+    hits a memory limit instead of the test machine)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CYCLE_CHILD, machine],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        f"ValueError {CYCLE}",
+        "Extra data after the JSON value 30 True",
+    ]
 
 
 def test_utf8_bom_is_skipped_in_bytes_mode_only() -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Generator
+from contextlib import suppress
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from types import GeneratorType
@@ -396,7 +397,8 @@ class JsonStream:
         return out
 
     def snapshot(self) -> Any:
-        """A detached deep copy of the live value (iterative: no recursion limit)."""
+        """A detached deep copy of the live value (iterative: no recursion limit).
+        ``ValueError`` when code outside the parser put a container inside itself."""
         return deep_copy(self._root)
 
     def __repr__(self) -> str:
@@ -454,7 +456,8 @@ class JsonStream:
     def _fail(self, exc: MalformedJSON) -> NoReturn:
         self._fast = False
         if exc.partial is UNSET:
-            exc.partial = deep_copy(self._root)
+            with suppress(ValueError):  # a cycle the caller added: no copy (as in C)
+                exc.partial = deep_copy(self._root)
         self._error = exc
         raise exc
 
