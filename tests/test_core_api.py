@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from decimal import Decimal
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from core_support import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
-from unspool.core.errors import HOOK_FAILED
+from unspool.core.errors import HOOK_FAILED, REENTRY
 from unspool.core.snapshot import CYCLE
 
 
@@ -380,6 +381,39 @@ def test_a_cycle_added_to_the_live_value_makes_snapshot_raise(machine: str) -> N
         f"ValueError {CYCLE}",
         "Extra data after the JSON value 30 True",
     ]
+
+
+def test_a_parser_used_by_two_threads_at_once_refuses_the_second() -> None:
+    """Issue 22: the reference refused some concurrent feeds (its generator's own
+    "already executing") where the C machine refused none.  Both refuse a call made
+    while the parser runs in another thread (here inside a parse hook, where both let
+    other threads run) with the same clear error, before anything changes."""
+    entered, release = threading.Event(), threading.Event()
+
+    def hook(text: str) -> float:
+        entered.set()
+        release.wait(30)
+        return float(text)
+
+    parser = JsonStream(events=True, parse_float=hook)
+    parser.feed("[0, ")
+    first = threading.Thread(target=parser.feed, args=("1.5, ",))
+    first.start()
+    try:
+        assert entered.wait(30)
+        refused = []
+        for call in (lambda: parser.feed("2"), parser.finish, lambda: parser.feed_events("2")):
+            with pytest.raises(ValueError) as caught:
+                call()
+            refused.append(str(caught.value))
+        pos = parser.pos
+    finally:
+        release.set()
+        first.join(30)
+    assert refused == [REENTRY] * 3
+    assert pos == 9  # the running feed's characters only
+    assert parser.feed("2]") == [0, 1.5, 2]
+    assert parser.finish() == [0, 1.5, 2] and parser.pos == 11
 
 
 def test_utf8_bom_is_skipped_in_bytes_mode_only() -> None:

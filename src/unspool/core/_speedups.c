@@ -2651,7 +2651,8 @@ static int
 check_idle(Machine *m)
 {
     if (m->busy) {
-        PyErr_SetString(PyExc_ValueError, "generator already executing");
+        PyErr_SetString(PyExc_ValueError, "JsonStream is already running: a parse hook called back into it, "
+                                          "or another thread uses it (a parser is not shared between threads)");
         return -1;
     }
     return 0;

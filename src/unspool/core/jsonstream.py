@@ -32,7 +32,14 @@ from types import GeneratorType
 from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
-from unspool.core.errors import HOOK_FAILED, UNSET, LimitExceeded, MalformedJSON, parse_error
+from unspool.core.errors import (
+    HOOK_FAILED,
+    REENTRY,
+    UNSET,
+    LimitExceeded,
+    MalformedJSON,
+    parse_error,
+)
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
 from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
@@ -346,7 +353,7 @@ class JsonStream:
         anything changes (as a generator refuses to resume itself, and as the C machine
         does)."""
         if _running(self._gen):
-            raise ValueError("generator already executing")
+            raise ValueError(REENTRY)
 
     def _stopped(self, exc: BaseException, fed: int) -> NoReturn:
         """The machine raised ``exc``, not a MalformedJSON, on a call that counted ``fed``
@@ -354,10 +361,12 @@ class JsonStream:
         are given back), or a parse hook raised and the machine is gone: ``exc`` goes to
         the caller, and every later feed or finish raises ``RuntimeError(HOOK_FAILED)``,
         as on the C machine."""
-        # refused (the machine is still there), or the machine is gone
-        if cast(GeneratorType, self._gen).gi_frame is not None:  # type: ignore[type-arg]
+        tb = exc.__traceback__
+        if type(exc) is ValueError and tb is not None and tb.tb_next is None:
+            # raised by send() itself, the machine not entered: it runs in another
+            # thread (which got past _refuse_reentry first)
             self._pos -= fed
-            raise exc
+            raise ValueError(REENTRY) from None
         self._fast = False
         self._error = RuntimeError(HOOK_FAILED)
         cause = exc.__cause__
