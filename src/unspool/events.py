@@ -13,6 +13,8 @@ these events, in the order the model wrote things:
 * :class:`HostedToolStarted` -> :class:`HostedToolInput`? -> :class:`HostedToolResult`?:
   a tool the provider runs itself (web search, code execution...), for a UI to show;
   never an action, so nothing runs it again.
+* :class:`Usage`: the tokens the provider counted for the reply (once, just before
+  :class:`StreamDone`, when the provider reported any).
 * :class:`Diagnostic`: something skipped, repaired or ignored, never silent.
 * :class:`StreamError`: the upstream failed; events before it stay valid.
 * :class:`StreamDone`: always last.
@@ -62,6 +64,7 @@ __all__ = [
     "StreamDone",
     "StreamError",
     "TextDelta",
+    "Usage",
     "event_to_dict",
     "new_stream_id",
 ]
@@ -333,6 +336,71 @@ class HostedToolResult(_Event):
     type: ClassVar[str] = "hosted_tool_result"
 
 
+_USAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+def _sum_raw(a: Any, b: Any) -> Any:
+    """Two providers' usage records added: numbers summed, objects key by key, the rest
+    the later one's."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return {
+            k: _sum_raw(a[k], b[k]) if k in a and k in b else b.get(k, a.get(k)) for k in {**a, **b}
+        }
+    numbers = (int, float)
+    if (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        return a + b
+    return b
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Usage(_Event):
+    """The tokens the provider counted for the reply, read from whatever it reports
+    (Chat's final ``usage`` chunk, Responses' ``response.completed``, Anthropic's
+    ``message_start`` / ``message_delta``, Gemini's ``usageMetadata``, Bedrock's
+    ``metadata.usage``, Ollama's counts): one event just before :class:`StreamDone`.
+
+    ``input_tokens`` counts every input token, cached ones included (Anthropic's and
+    Bedrock's cache reads and writes are added to theirs); ``output_tokens`` every output
+    token, reasoning included (Gemini's thoughts are added to its candidates);
+    ``total_tokens`` the provider's total, else input + output; ``cached_input_tokens`` the
+    input read from the provider's cache; ``cache_write_tokens`` the input written to it;
+    ``reasoning_tokens`` the reasoning part of the output.  A count the provider does not
+    give is ``None``.  ``raw`` is the provider's own record as it sent it (its extras:
+    OpenRouter's ``cost``, Perplexity's ``num_search_queries``, Anthropic's
+    ``server_tool_use``...).  ``a + b`` sums two (counts, and the numbers of ``raw``).
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    type: ClassVar[str] = "usage"
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        counts: dict[str, int | None] = {}
+        for name in _USAGE_COUNTS:
+            a, b = getattr(self, name), getattr(other, name)
+            counts[name] = b if a is None else a if b is None else a + b
+        return Usage(**counts, raw=_sum_raw(dict(self.raw), dict(other.raw)))
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class Diagnostic(_Event):
     """Something was skipped, repaired or ignored: ``kind`` says what, ``pos`` where
@@ -460,6 +528,7 @@ Event = (
     | HostedToolStarted
     | HostedToolInput
     | HostedToolResult
+    | Usage
     | Diagnostic
     | StreamError
     | StreamDone

@@ -8,6 +8,7 @@ ends with that turn's ``StreamDone``.  Then the provider's result builder (see
 to append, and the next turn starts.  The loop stops after a turn without actions, after
 ``max_turns`` turns (a ``Diagnostic(kind="max_turns")`` comes just before that turn's
 ``StreamDone``), or after a turn that did not end ``complete`` (truncated, aborted, error).
+Each turn's ``Usage`` passes through as it comes; ``TurnLoop.usage`` is their sum.
 
 The guarantees are ``generate()``'s, turn by turn: an abort or a cancellation closes the
 upstream, ends the open actions as ``ActionInvalid(truncated)`` and ``StreamDone(aborted)``
@@ -30,6 +31,7 @@ from unspool.events import (
     Diagnostic,
     Event,
     StreamDone,
+    Usage,
     new_stream_id,
 )
 from unspool.sources.drive import close_async
@@ -51,7 +53,8 @@ class TurnLoop:
     ``messages`` starts as a copy of the given conversation and grows by each turn's
     messages; ``turns`` counts the turns run; ``stopped`` says why the loop ended.  A turn
     that did not end ``complete`` (truncated, aborted, error) adds nothing to ``messages``:
-    its events say what happened, and a cut-off call cannot be sent back as it stands."""
+    its events say what happened, and a cut-off call cannot be sent back as it stands.
+    ``usage`` sums the turns' ``Usage`` events (``None`` while no provider reported any)."""
 
     def __init__(
         self,
@@ -81,6 +84,7 @@ class TurnLoop:
         self.lenient = lenient
         self.turns = 0
         self.stopped: Stop | None = None
+        self.usage: Usage | None = None  # the turns' Usage events, summed
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self._run()
@@ -106,6 +110,8 @@ class TurnLoop:
                     events.append(event)
                     if isinstance(event, (ActionComplete, ActionInvalid)):
                         acted = True
+                    elif isinstance(event, Usage):
+                        self.usage = event if self.usage is None else self.usage + event
                     if isinstance(event, StreamDone):
                         self.stopped = self._stop(event, acted)
                         if self.stopped == "max_turns":

@@ -131,6 +131,7 @@ class AnthropicDecoder(ProviderDecoder):
         if not is_record(message):
             return self.bad("message_start's message is not an object", event)
         blocks, events = self.items(message, "content")
+        events += self.usage("anthropic", get(message, "usage"))
         for index, block in enumerate(blocks):  # a whole message: each block starts and ends
             key = ("message_start", index)
             events += self._start(key, block)
@@ -142,7 +143,8 @@ class AnthropicDecoder(ProviderDecoder):
         delta = get(event, "delta")
         if not is_record(delta):
             return self.bad("message_delta's delta is not an object", event)
-        return self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
+        usage = self.usage("anthropic", get(event, "usage"))  # cumulative counts
+        return usage + self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
 
     def _stop_reason(self, stop: Any, details: Any = None) -> list[Event]:
         if stop is None:

@@ -100,6 +100,8 @@ class ChatReader:
         events += bad
         for choice in choices:
             events += self._choice(choice)
+        events += d.usage("openai_chat", get(chunk, "usage"))
+        events += d.usage("openai_chat", get(get(chunk, "x_groq"), "usage"))  # Groq's place
         if error:
             events += self._error(error)
         return events

@@ -526,23 +526,29 @@ class ResponsesReader:
             events += self._close_custom(key, None)
         return events
 
+    def _usage(self, event: Any) -> list[Event]:
+        return self._d.usage("openai_responses", get(get(event, "response"), "usage"))
+
     def _completed(self, event: Any) -> list[Event]:
         self._d.set_reason("stop")
-        return self._close_all_custom() + self._d.merger.end_tools()
+        return self._usage(event) + self._close_all_custom() + self._d.merger.end_tools()
 
     def _incomplete(self, event: Any) -> list[Event]:
         self._d.set_reason("length")
+        events = self._usage(event)
         details = get(get(event, "response"), "incomplete_details")
         if get_str(details, "reason") == "content_filter":
-            return self._d.merger.note(
+            events += self._d.merger.note(
                 "content_filter", "the provider's content filter cut the output"
             )
-        return []
+        return events
 
     def _failed(self, event: Any) -> list[Event]:
         error = get(get(event, "response"), "error")
         message = get_str(error, "message") or "the response failed"
-        return self._d.merger.fail(message, get_str(error, "code") or "response.failed")
+        return self._usage(event) + self._d.merger.fail(
+            message, get_str(error, "code") or "response.failed"
+        )
 
     def _error(self, event: Any) -> list[Event]:
         """An ``error`` event: the Responses API's flat one, or the nested

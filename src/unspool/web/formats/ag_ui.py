@@ -21,7 +21,9 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   "input", "output", "error", "providerId", "kind"}``), never a tool call: an AG-UI
   client runs only tool calls, holds only them pending, and never sends an activity
   message back to the agent (``@ag-ui/client`` drops them from the next run's input);
-* citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
+* citations, diagnostics and the provider's token counts: ``CUSTOM`` events
+  ``unspool.citation`` / ``unspool.diagnostic`` / ``unspool.usage`` (the event's
+  ``to_dict()``), the counts also in ``RUN_FINISHED``'s ``result.usage``;
 * the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
   data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
   ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
@@ -84,6 +86,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.web.formats.ai_sdk import invalid_text
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
@@ -110,6 +113,7 @@ class AgUiEncoder:
         self.args_sent: set[str] = set()
         self.hosted: dict[str, dict[str, Any]] = {}  # hosted call id -> its activity content
         self.error: StreamError | None = None
+        self.usage: Usage | None = None
         self.done = False
 
     def _frames(self, *events: BaseEvent) -> list[bytes]:
@@ -277,6 +281,8 @@ class AgUiEncoder:
             "actionsInvalid": event.actions_invalid,
             "textChars": event.text_chars,
         }
+        if self.usage is not None:
+            result["usage"] = {k: v for k, v in self.usage.to_dict().items() if k != "type"}
         out.append(RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result))
         return out
 
@@ -290,7 +296,9 @@ class AgUiEncoder:
             out = self._delta("refusal", event.text)
         elif isinstance(event, ReasoningDelta):
             out = self._delta("reasoning", event.text)
-        elif isinstance(event, (Citation, Diagnostic)):
+        elif isinstance(event, (Citation, Diagnostic, Usage)):
+            if isinstance(event, Usage):
+                self.usage = event
             out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]
         elif isinstance(event, AppData):
             meta = {"unspool": {"id": event.id}} if event.id is not None else None
