@@ -72,8 +72,11 @@ __all__ = [
 FinishReason = Literal["stop", "length", "abort"]
 """What the caller says about why the stream ended, given to ``finish()``."""
 
-DoneReason = Literal["complete", "truncated", "aborted", "error"]
-"""Why the event stream ended, as reported by :class:`StreamDone`."""
+DoneReason = Literal["complete", "truncated", "aborted", "error", "paused"]
+"""Why the event stream ended, as reported by :class:`StreamDone`: ``"paused"`` is a turn
+the provider paused (Anthropic's ``stop_reason: "pause_turn"``, a long run of its own
+tools): the reply is not finished, the caller sends it back as it stands to continue it
+(``run_turns`` does)."""
 
 
 def new_stream_id(prefix: str = "s") -> str:
@@ -424,7 +427,7 @@ class StreamError(_Event):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class StreamDone(_Event):
-    """Always the last event: why the stream ended, and what it held."""
+    """Always the last event: why the stream ended (:data:`DoneReason`), and what it held."""
 
     reason: DoneReason
     actions_complete: int = 0

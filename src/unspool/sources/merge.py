@@ -53,6 +53,7 @@ class EventMerger:
         "closed",
         "hosted",
         "parser",
+        "paused",
         "text_chars",
         "tools",
         "usage",
@@ -75,6 +76,7 @@ class EventMerger:
         self.tools = ToolCallAssembler(emitter, lenient=lenient)
         self.hosted = HostedCalls(stream_id)
         self.usage = UsageRecords()  # the provider's token counts, reported at the end
+        self.paused = False  # the provider paused the turn: a complete end is "paused"
         self.closed = False  # finish() or fail() ran: nothing more is accepted
         self.text_chars = 0  # characters given to the text channel so far (citation offsets)
         self._stopped: list[Hashable] = []  # calls closed by the provider with incomplete JSON
@@ -179,7 +181,10 @@ class EventMerger:
             text_done is not None and text_done.reason == "truncated"
         )
         events.extend(self._usage())
-        events.append(self._done(done_reason(reason, truncated), text_done))
+        ending = done_reason(reason, truncated)
+        if self.paused and ending == "complete":
+            ending = "paused"
+        events.append(self._done(ending, text_done))
         return events
 
     def fail(self, message: str, error_type: str) -> list[Event]:

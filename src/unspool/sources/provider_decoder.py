@@ -86,6 +86,11 @@ class ProviderDecoder(ABC):
 
     # ----------------------------------------------------------- for the subclasses
 
+    @property
+    def reason(self) -> FinishReason | None:
+        """How the provider said the reply ended, if it said."""
+        return self._reason
+
     def set_reason(self, reason: FinishReason) -> None:
         """Record how the provider said the reply ended (given to ``finish``)."""
         self._reason = reason

@@ -8,6 +8,8 @@ ends with that turn's ``StreamDone``.  Then the provider's result builder (see
 to append, and the next turn starts.  The loop stops after a turn without actions, after
 ``max_turns`` turns (a ``Diagnostic(kind="max_turns")`` comes just before that turn's
 ``StreamDone``), or after a turn that did not end ``complete`` (truncated, aborted, error).
+A turn the provider paused (``StreamDone(paused)``: Anthropic's ``pause_turn``) is sent back
+as it stands, its provider-run tools included, and the next turn continues it.
 Each turn's ``Usage`` passes through as it comes; ``TurnLoop.usage`` is their sum.
 
 The guarantees are ``generate()``'s, turn by turn: an abort or a cancellation closes the
@@ -127,6 +129,8 @@ class TurnLoop:
                 self.messages.extend(self.results(events))
 
     def _stop(self, done: StreamDone, acted: bool) -> Stop | None:
+        if done.reason == "paused":  # the provider goes on when the turn is sent back
+            return "max_turns" if self.turns >= self.max_turns else None
         if done.reason != "complete":
             return done.reason
         if not acted:

@@ -31,7 +31,8 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   an ``is_error`` result);
 * ``stop_reason="refusal"`` -> ``RefusalDelta`` with the ``explanation`` of its
   ``stop_details`` (``""`` when the API gives none: the event still marks where the
-  model refused); ``"max_tokens"`` (or
+  model refused); ``"pause_turn"`` -> ``StreamDone(paused)`` (the caller sends the
+  turn back as it stands to continue it); ``"max_tokens"`` (or
   ``model_context_window_exceeded``) -> open calls ``ActionInvalid(truncated)``
   and ``StreamDone(truncated)``; an ``error`` event -> ``StreamError`` and
   ``StreamDone(error)``.
@@ -152,6 +153,7 @@ class AnthropicDecoder(ProviderDecoder):
         if not isinstance(stop, str):
             return self.bad("a stop reason is not a string", stop)
         self.set_reason("length" if stop in _CUT else "stop")
+        self.merger.paused = stop == "pause_turn"  # the caller sends the turn back to go on
         if stop == "refusal":  # stop_details.explanation says why, when the API gives it
             return self.merger.refusal(get_str(details, "explanation") or "")
         if stop not in _KNOWN_STOPS:

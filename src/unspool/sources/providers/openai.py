@@ -10,7 +10,11 @@ returns for a streamed call, sync or async, and yields events in stream order:
   ``ActionStarted``, ``ActionArgsDelta`` (the live partial arguments, incomplete
   strings included) and one ``ActionComplete``/``ActionInvalid``; several calls may
   be open at once.  A call ends when a later call starts and its JSON value is
-  complete, or at the finish reason.  ``finish_reason="length"`` (and
+  complete, or at the finish reason; a stream that ends with ``data: [DONE]`` but no
+  finish reason ends its calls whose arguments are complete JSON as complete (the
+  others, and every open call of a stream that ends without ``[DONE]``, as
+  ``ActionInvalid(truncated)``: the SDK drops ``[DONE]``, so through it such a call stays
+  truncated).  ``finish_reason="length"`` (and
   ``"content_filter"``) cut off the open calls (``ActionInvalid(truncated)``) and
   end with ``StreamDone(truncated)``.
 * Legacy Completions (``client.completions.create(..., stream=True)``):
@@ -42,6 +46,7 @@ from unspool.sources.payload import get, get_str, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai_chat import ChatReader
 from unspool.sources.providers.openai_responses import ResponsesReader
+from unspool.sources.sse import SSEMessage
 
 __all__ = ["OpenAIDecoder", "from_openai", "recognise"]
 
@@ -98,6 +103,13 @@ class OpenAIDecoder(ProviderDecoder):
         self.choice = choice
         self._chat = ChatReader(self)
         self._responses = ResponsesReader(self)
+
+    def feed(self, item: Any) -> list[Event]:
+        """The events of one upstream item; an SSE ``data: [DONE]`` ends a Chat stream
+        that gave no finish reason (its calls whose arguments are complete end complete)."""
+        if isinstance(item, SSEMessage) and item.data.strip() == "[DONE]" and not self.closed:
+            return self._chat.done_marker()
+        return super().feed(item)
 
     def _event(self, event: Any) -> list[Event]:
         if get(event, "choices") is not None or get_str(event, "object") in _OBJECTS:

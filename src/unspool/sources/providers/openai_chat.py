@@ -274,6 +274,20 @@ class ChatReader:
                 events += merger.tool_end(other)
         return events
 
+    def done_marker(self) -> list[Event]:
+        """``data: [DONE]`` without a finish reason: the server ended the reply normally,
+        so each open call whose arguments are complete JSON ends now (one cut short stays
+        open, and ends truncated)."""
+        d = self._d
+        if d.reason is not None:
+            return []
+        merger = d.merger
+        events = self._close_custom()
+        for key in merger.tools.open_keys():
+            if merger.tools.ready(key):
+                events += merger.tool_end(key)
+        return events
+
     def _executed_tool(self, tool: Any) -> list[Event]:
         """One of Groq's ``executed_tools``: a tool its servers ran, never an action.  The
         same ``index`` may come again with the tool's result."""

@@ -28,7 +28,7 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
   ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
-  "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
+  "aborted" | "paused", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
 """
 
 from __future__ import annotations

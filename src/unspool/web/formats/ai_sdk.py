@@ -36,8 +36,8 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   so far: ``{}`` until a snapshot says otherwise, as AG-UI's client starts); a delta that does
   not apply leaves the state as it was and is a transient ``data-unspool-diagnostic``
   (``kind`` ``bad_state_delta``);
-* the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``
-  (truncated); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
+* the end: ``finish`` with ``finishReason`` ``stop`` (complete), ``length``
+  (truncated) or ``other`` (paused: the server continues the turn); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
   upstream). Each is preceded by ``finish-step``, as the AI SDK's own streams do.
 """
 
@@ -80,7 +80,7 @@ HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
 DONE = b"data: [DONE]\n\n"
 
 _Kind = Literal["text", "reasoning", "refusal"]
-_FINISH = {"complete": "stop", "truncated": "length"}
+_FINISH = {"complete": "stop", "truncated": "length", "paused": "other"}
 
 
 USAGE_NAMES = {
