@@ -42,7 +42,7 @@ from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.drive import drive_async, drive_sync
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str, plain
+from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai_chat import ChatReader
 from unspool.sources.providers.openai_responses import ResponsesReader
@@ -110,6 +110,16 @@ class OpenAIDecoder(ProviderDecoder):
         if isinstance(item, SSEMessage) and item.data.strip() == "[DONE]" and not self.closed:
             return self._chat.done_marker()
         return super().feed(item)
+
+    def fail_with(self, exc: BaseException) -> list[Event]:
+        """The SDK raised (an ``error`` object mid-stream): Groq's ``failed_generation`` in
+        the error's body is reported first, then ``StreamError``."""
+        body = getattr(exc, "body", None)
+        failed = get(body, "failed_generation") if is_record(body) else None
+        events: list[Event] = []
+        if failed is not None:
+            events += self._chat.failed_generation(failed)
+        return events + self.fail(str(exc) or repr(exc), type(exc).__name__)
 
     def _event(self, event: Any) -> list[Event]:
         if get(event, "choices") is not None or get_str(event, "object") in _OBJECTS:

@@ -13,7 +13,19 @@ Read, in stream order, from each chunk:
   signature Gemini's OpenAI-compatible endpoint attaches to a call
   (``extra_content.google.thought_signature``) is kept as
   ``attributes["thought_signature"]``;
-* ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
+* ``choices[i].text``: legacy Completions streams (``object: "text_completion"``); a
+  choice that carries the same token in both ``text`` and ``delta.content`` (seen through
+  routers) is read once, from ``delta.content`` (``Diagnostic(kind="duplicate_text")``
+  once per stream);
+* OpenRouter's ``delta.reasoning_details``: an encrypted entry (``reasoning.encrypted``)
+  is reported once as ``Diagnostic(kind="redacted_thinking")`` (as Anthropic's and
+  Bedrock's redacted reasoning); the text of a ``reasoning.text`` /
+  ``reasoning.summary`` entry is ``ReasoningDelta`` when the delta has no
+  ``reasoning`` string (which repeats it);
+* a ``moderation`` object beside ``choices`` (a router's moderation verdict):
+  ``Diagnostic(kind="moderation")`` each time it changes; Groq's ``failed_generation``
+  in an error object (the model output it could not read as a tool call):
+  ``Diagnostic(kind="failed_generation")`` with that output, before the ``StreamError``;
 * ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
   DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
   stream, the others end the open calls (an unknown one is reported);
@@ -71,6 +83,7 @@ class ChatReader:
         "_failing",
         "_ignored",
         "_last_key",
+        "_moderation",
         "_seen",
     )
 
@@ -85,6 +98,7 @@ class ChatReader:
         self._cited: set[str] = set()
         self._documents = 0  # Azure citations so far
         self._executed = 0  # Groq executed tools without an index so far
+        self._moderation = ""  # the last moderation verdict reported
 
     def chunk(self, chunk: Any) -> list[Event]:
         """The events of one chunk."""
@@ -94,6 +108,7 @@ class ChatReader:
         events += bad
         for entry in filters:
             events += self._filters(get(entry, "content_filter_results"), "prompt")
+        events += self._moderated(get(chunk, "moderation"))
         error = plain(get(chunk, "error"))
         self._failing = bool(error)  # an empty or null error object says nothing failed
         choices, bad = d.items(chunk, "choices")
@@ -106,8 +121,33 @@ class ChatReader:
             events += self._error(error)
         return events
 
+    def _moderated(self, verdict: Any) -> list[Event]:
+        """A router's ``moderation`` verdict, reported each time it says something new."""
+        verdict = plain(verdict)
+        if not verdict:
+            return []
+        text = show(verdict)
+        if text == self._moderation:
+            return []
+        self._moderation = text
+        flagged = verdict.get("flagged") if isinstance(verdict, Mapping) else None
+        what = "flagged the reply" if flagged else "sent a verdict"
+        return self._d.merger.note("moderation", f"the provider's moderation {what}", text)
+
     def _error(self, error: Any) -> list[Event]:
-        """A failure the server reported inside the stream: ``StreamError``."""
+        """A failure the server reported inside the stream: ``StreamError`` (after Groq's
+        ``failed_generation``, the output it could not use, as a ``Diagnostic``)."""
+        failed = get(error, "failed_generation") if is_record(error) else None
+        events = [] if failed is None else self.failed_generation(failed)
+        return events + self._fail(error)
+
+    def failed_generation(self, failed: Any) -> list[Event]:
+        """Groq's ``failed_generation``: the output it could not use as a tool call."""
+        text = failed if isinstance(failed, str) else show(failed)
+        message = "the provider could not read the model's output as a tool call"
+        return self._d.merger.note("failed_generation", message, text)
+
+    def _fail(self, error: Any) -> list[Event]:
         message = get_str(error, "message") if is_record(error) else None
         if message is None:
             message = error if isinstance(error, str) and error else show(error)
@@ -137,7 +177,10 @@ class ChatReader:
         elif delta is not None:
             events += d.bad("a choice's delta is not an object", delta)
         text = get(choice, "text")  # legacy Completions
-        if isinstance(text, str):
+        if isinstance(text, str) and text and text == get(delta, "content"):
+            message = "the text came twice (choices[].text and delta.content): read once"
+            events += d.note_once("duplicate_text", message, "choices[].text")
+        elif isinstance(text, str):
             events += d.merger.text(text)
         elif text is not None:
             events += d.bad("a completion's text is not a string", text)
@@ -152,13 +195,19 @@ class ChatReader:
         d = self._d
         merger = d.merger
         events: list[Event] = []
+        said = False  # a reasoning string in this delta (OpenRouter's details repeat it)
         for field in ("reasoning_content", "reasoning"):
             reasoning = get(delta, field)
             if isinstance(reasoning, str):
                 events += merger.reasoning(reasoning)
+                said = True
                 break
             if reasoning is not None:
                 events += d.bad(f"{field!r} is not a string", reasoning)
+        details, bad = d.items(delta, "reasoning_details")  # OpenRouter
+        events += bad
+        for detail in details:
+            events += self._reasoning_detail(detail, said)
         executed, bad = d.items(delta, "executed_tools")  # Groq: tools run on its servers
         events += bad
         for tool in executed:
@@ -201,6 +250,22 @@ class ChatReader:
             message = "audio output is not read: its transcript has no text event here"
             events += d.note_once("ignored_audio", message, "delta.audio")
         return events
+
+    def _reasoning_detail(self, detail: Any, said: bool) -> list[Event]:
+        """One of OpenRouter's ``reasoning_details``."""
+        d = self._d
+        kind = get_str(detail, "type") if is_record(detail) else None
+        if kind is None:
+            return d.bad("a reasoning detail has no type", detail)
+        if kind == "reasoning.encrypted":
+            return d.note_once("redacted_thinking", "encrypted reasoning, not shown", kind)
+        field = {"reasoning.text": "text", "reasoning.summary": "summary"}.get(kind)
+        if field is None:
+            return d.note_once("unknown_event", f"reasoning detail {kind!r} is not read", kind)
+        text = get(detail, field)
+        if not isinstance(text, str):
+            return d.bad(f"a {kind} detail has no text", detail)
+        return [] if said else d.merger.reasoning(text)
 
     def _call(self, call: Any) -> list[Event]:
         """One ``tool_calls`` entry.  Its ``index`` names the call; an entry whose ``id``

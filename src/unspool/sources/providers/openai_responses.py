@@ -4,6 +4,9 @@
   ``Citation`` (its ``start`` / ``end`` counted in the whole reply's text channel);
   ``response.refusal.delta`` -> ``RefusalDelta``; reasoning summary and reasoning
   text deltas -> ``ReasoningDelta``, with ``"\\n\\n"`` between two parts (or items);
+  the text of a message whose ``phase`` is ``"commentary"`` (what the model says while
+  it works, before its ``"final_answer"``) is kept apart from the answer: it is
+  ``ReasoningDelta`` too, never the text channel;
 * ``function_call`` items and their argument deltas -> actions;
 * client-run items -> actions too, named after the tool the client runs:
   ``custom_tool_call`` (its own name; the raw text input streams as the args
@@ -168,6 +171,7 @@ class ResponsesReader:
 
     __slots__ = (
         "_awaiting",
+        "_commentary",
         "_custom",
         "_d",
         "_last_key",
@@ -189,6 +193,7 @@ class ResponsesReader:
         self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
         self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
         self._last_key: Hashable = 0
+        self._commentary: set[Hashable] = set()  # message items of phase "commentary"
         self._written: set[Hashable] = set()  # items whose text, refusal or reasoning streamed
 
     def handles(self, kind: str) -> bool:
@@ -216,6 +221,8 @@ class ResponsesReader:
         if not isinstance(text, str):
             return d.bad("a text delta is not text", event)
         part = (self._key(event), _label(get(event, "content_index")))
+        if part[0] in self._commentary:  # not the answer
+            return self._reason(part[0], "commentary", part[1], text)
         self._written.add(part[0])
         if part not in self._parts:
             self._parts[part] = d.merger.text_chars
@@ -286,6 +293,8 @@ class ResponsesReader:
             return self._d.bad("an output item is not an object", event)
         kind = get_str(item, "type")
         key = self._key(event, item)
+        if kind == "message" and get_str(item, "phase") == "commentary":
+            self._commentary.add(key)
         if kind == "function_call":
             return self._start_call(key, item, get(item, "arguments"))
         run_by = _run_by(item)
@@ -370,7 +379,7 @@ class ResponsesReader:
                 events += d.bad(f"a {kind} part has no text", part)
             elif what == "refusal":
                 events += d.merger.refusal(text) if text else []
-            elif kind == "reasoning":
+            elif kind == "reasoning" or get_str(item, "phase") == "commentary":
                 events += self._reason(key, "summary", index, text)
             else:
                 base = d.merger.text_chars
