@@ -107,8 +107,13 @@ class OpenAIDecoder(ProviderDecoder):
     def feed(self, item: Any) -> list[Event]:
         """The events of one upstream item; an SSE ``data: [DONE]`` ends a Chat stream
         that gave no finish reason (its calls whose arguments are complete end complete)."""
-        if isinstance(item, SSEMessage) and item.data.strip() == "[DONE]" and not self.closed:
-            return self._chat.done_marker()
+        if isinstance(item, SSEMessage):
+            if item.data.strip() == "[DONE]" and not self.closed:
+                return self._chat.done_marker()
+        elif not self.merger.closed:
+            fast = self._chat.fast(item)  # a piece of text or of a call's arguments
+            if fast is not None:
+                return fast
         return super().feed(item)
 
     def fail_with(self, exc: BaseException) -> list[Event]:
