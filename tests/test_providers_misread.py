@@ -29,6 +29,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.sources.payload import show
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
 from unspool.sources.sse import SSEDecoder
 
@@ -213,14 +214,34 @@ def test_openrouter_encrypted_reasoning_is_reported_and_details_are_not_doubled(
 # ------------------------------------------------------------------ moderation, failed_generation
 
 
+def result(flagged: bool) -> dict[str, Any]:
+    return {
+        "type": "moderation_result",
+        "model": "omni-moderation-latest",
+        "flagged": flagged,
+        "categories": {"violence": flagged, "hate": False},
+        "category_scores": {"violence": 0.91 if flagged else 0.01, "hate": 0.0},
+        "category_applied_input_types": {"violence": ["text"], "hate": ["text"]},
+    }
+
+
+def moderation(flagged: bool) -> dict[str, Any]:
+    """OpenAI's moderated completions: the verdict on input and output, a chunk of its own."""
+    model = "omni-moderation-latest"
+    return {
+        "input": {"type": "moderation_results", "model": model, "results": [result(False)]},
+        "output": {"type": "moderation_results", "model": model, "results": [result(flagged)]},
+    }
+
+
 def test_a_moderation_verdict_is_reported_when_it_changes(server: ReplayServer) -> None:
-    verdict = {"flagged": True, "categories": {"violence": True}, "provider": "openai"}
+    verdict = moderation(True)
     stream = [
         chat({"delta": {"role": "assistant", "content": "Je "}}),
-        chat({"delta": {"content": "ne peux"}}, moderation=verdict),
-        chat(
-            {"delta": {"content": " pas."}, "finish_reason": "content_filter"}, moderation=verdict
-        ),
+        chat(moderation=verdict),
+        chat({"delta": {"content": "ne peux"}}, obfuscation="x7Q"),
+        chat(moderation=verdict),  # the same verdict: said once
+        chat({"delta": {"content": " pas."}, "finish_reason": "content_filter"}),
     ]
     every_way(
         server,
@@ -229,8 +250,8 @@ def test_a_moderation_verdict_is_reported_when_it_changes(server: ReplayServer) 
             TextDelta("Je "),
             Diagnostic(
                 "moderation",
-                "the provider's moderation flagged the reply",
-                text='{"flagged":true,"categories":{"violence":true},"provider":"openai"}',
+                "the provider's moderation: it flagged the output: violence",
+                text=show(verdict),  # quoted as every diagnostic quotes a payload
             ),
             TextDelta("ne peux"),
             TextDelta(" pas."),

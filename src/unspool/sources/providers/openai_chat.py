@@ -22,8 +22,9 @@ Read, in stream order, from each chunk:
   Bedrock's redacted reasoning); the text of a ``reasoning.text`` /
   ``reasoning.summary`` entry is ``ReasoningDelta`` when the delta has no
   ``reasoning`` string (which repeats it);
-* a ``moderation`` object beside ``choices`` (a router's moderation verdict):
-  ``Diagnostic(kind="moderation")`` each time it changes; Groq's ``failed_generation``
+* a ``moderation`` object (OpenAI's moderated completions: ``input`` / ``output``
+  results or errors, on a chunk of its own): ``Diagnostic(kind="moderation")`` naming what
+  it flagged, each time it changes; Groq's ``failed_generation``
   in an error object (the model output it could not read as a tool call):
   ``Diagnostic(kind="failed_generation")`` with that output, before the ``StreamError``;
 * ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
@@ -168,9 +169,23 @@ class ChatReader:
         if text == self._moderation:
             return []
         self._moderation = text
-        flagged = verdict.get("flagged") if isinstance(verdict, Mapping) else None
-        what = "flagged the reply" if flagged else "sent a verdict"
-        return self._d.merger.note("moderation", f"the provider's moderation {what}", text)
+        said: list[str] = []
+        for side in ("input", "output"):  # OpenAI's moderated completions
+            part = verdict.get(side) if isinstance(verdict, Mapping) else None
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "error":
+                said.append(f"its {side} check failed ({part.get('code')}: {part.get('message')})")
+            results = part.get("results")
+            for result in results if isinstance(results, list) else []:
+                found = result.get("categories") if isinstance(result, Mapping) else None
+                if isinstance(result, Mapping) and result.get("flagged"):
+                    hits = [k for k, v in found.items() if v] if isinstance(found, Mapping) else []
+                    said.append(f"it flagged the {side}" + (f": {', '.join(hits)}" if hits else ""))
+        if not said and isinstance(verdict, Mapping) and verdict.get("flagged"):
+            said.append("it flagged the reply")
+        message = "the provider's moderation: " + ("; ".join(said) or "nothing flagged")
+        return self._d.merger.note("moderation", message, text)
 
     def _error(self, error: Any) -> list[Event]:
         """A failure the server reported inside the stream: ``StreamError`` (after Groq's
@@ -589,6 +604,7 @@ class ChatReader:
 
 _CHUNK_KEYS = frozenset(
     {"id", "object", "created", "model", "choices", "system_fingerprint", "service_tier"}
+    | {"obfuscation"}  # random padding OpenAI adds to each chunk: no content
 )
 _CHOICE_KEYS = frozenset({"index", "delta", "logprobs"})
 _DELTA_KEYS = frozenset({"role", "content", "tool_calls"})
