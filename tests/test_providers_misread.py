@@ -251,7 +251,7 @@ def test_a_moderation_verdict_is_reported_when_it_changes(server: ReplayServer) 
             Diagnostic(
                 "moderation",
                 "the provider's moderation: it flagged the output: violence",
-                text=show(verdict),  # quoted as every diagnostic quotes a payload
+                text=show(json.loads(json.dumps(verdict, sort_keys=True))),  # keys sorted
             ),
             TextDelta("ne peux"),
             TextDelta(" pas."),

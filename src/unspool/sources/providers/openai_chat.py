@@ -165,7 +165,8 @@ class ChatReader:
         verdict = plain(verdict)
         if not verdict:
             return []
-        text = show(verdict)
+        # quoted with sorted keys: the SDK's objects and the wire's JSON read the same
+        text = show(json.loads(json.dumps(verdict, sort_keys=True, default=repr)))
         if text == self._moderation:
             return []
         self._moderation = text
