@@ -127,6 +127,8 @@ class OpenAIDecoder(ProviderDecoder):
         return events + self.fail(str(exc) or repr(exc), type(exc).__name__)
 
     def _event(self, event: Any) -> list[Event]:
+        if get_str(event, "object") == "error":  # vLLM's failure: the error object itself
+            return self._chat.fail_with_error(event)
         if get(event, "choices") is not None or get_str(event, "object") in _OBJECTS:
             return self._chat.chunk(event)
         kind = get_str(event, "type")

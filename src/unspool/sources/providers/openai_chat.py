@@ -31,7 +31,8 @@ Read, in stream order, from each chunk:
   DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
   stream, the others end the open calls (an unknown one is reported);
 * a top-level ``error`` object (OpenAI-compatible servers and routers report a failure
-  mid-stream this way, alone or beside ``choices``) -> ``StreamError``;
+  mid-stream this way, alone or beside ``choices``), or a chunk that is itself an error
+  (vLLM's ``{"object": "error", "message", "type", "code"}``) -> ``StreamError``;
 * Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
   was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
 * Groq's ``delta.executed_tools`` (the tools its compound systems ran on the server):
@@ -200,6 +201,10 @@ class ChatReader:
         text = failed if isinstance(failed, str) else show(failed)
         message = "the provider could not read the model's output as a tool call"
         return self._d.merger.note("failed_generation", message, text)
+
+    def fail_with_error(self, error: Any) -> list[Event]:
+        """An error object sent as the chunk itself (vLLM's ``{"object": "error", ...}``)."""
+        return self._error(error)
 
     def _fail(self, error: Any) -> list[Event]:
         message = get_str(error, "message") if is_record(error) else None
