@@ -35,6 +35,7 @@ never raises and ends with ``StreamDone``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, overload
 
@@ -180,7 +181,9 @@ def from_openai(
     lenient: bool = False,
 ) -> Iterator[Event] | AsyncIterator[Event]:
     """Events of an OpenAI stream: a sync iterator for a sync stream (``Stream``,
-    a list of chunks), an async iterator for an async one (``AsyncStream``).
+    a list of chunks), an async iterator for an async one (``AsyncStream``); a stream
+    that iterates both ways (LiteLLM's ``litellm.completion(..., stream=True)``) is read
+    async under a running event loop, sync otherwise.
 
     ``text_parser`` is the protocol of the text channel (``"plain"``,
     ``"interleaved"``, ``"tags"`` or a parser instance); ``registry`` validates
@@ -190,6 +193,16 @@ def from_openai(
     decoder = OpenAIDecoder(
         text_parser, stream_id=stream_id, registry=registry, choice=choice, lenient=lenient
     )
-    if isinstance(stream, AsyncIterable):
+    if isinstance(stream, AsyncIterable) and not (isinstance(stream, Iterable) and _no_loop()):
         return drive_async(stream, decoder)
     return drive_sync(stream, decoder)
+
+
+def _no_loop() -> bool:
+    """No event loop runs in this thread: a stream that iterates both ways (LiteLLM's
+    ``CustomStreamWrapper``) is read sync here, async under a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
