@@ -248,6 +248,14 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
         variants.append((" py", "python"))
     for label, machine in variants:
         rows += _unspool_rows(json_stream_cls, machines, machine, tag + label, lenient)
+    oneshot = optional_module("unspool.core.oneshot")
+    if oneshot is not None and not lenient:
+        loads = oneshot.loads
+        rows.append(
+            Peer(
+                "unspool.loads", "floor", lambda s: loads(s.text), "one-shot loads, whole document"
+            )
+        )
     return rows, []
 
 

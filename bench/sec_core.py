@@ -119,6 +119,26 @@ def _ratio_target(
     return Target(name, fmt_ratio(r), f"{sign} ×{goal:g}", r >= goal if at_least else r <= goal)
 
 
+LOADS_PARITY = 0.95
+"""``json.loads`` time / ``unspool.loads`` time at or above this is parity: the goal is
+×1.00, and ±5% is what two runs of the same cell differ by on a shared machine."""
+
+
+def _loads_targets(floors: Mapping[str, Rows], profile: Profile) -> list[Target]:
+    """Issue 26: ``unspool.loads`` on clean JSON at ``json.loads`` speed, at every size."""
+    return [
+        _ratio_target(
+            f"{shape} {label}: json.loads / unspool.loads",
+            cell_at(floors.get(shape, {}), "json.loads", label),
+            cell_at(floors.get(shape, {}), "unspool.loads", label),
+            LOADS_PARITY,
+            True,
+        )
+        for shape in profile.shapes
+        for label in profile.sizes
+    ]
+
+
 def _machine_targets(
     results: Mapping[tuple[str, str], Rows], floors: Mapping[str, Rows], profile: Profile
 ) -> list[Target]:
@@ -287,6 +307,9 @@ def run(profile: Profile) -> dict[str, Any]:
             )
     targets = _targets(results, floors, profile)
     print(targets_table("core targets (issue 2)", targets), flush=True)
+    loads_targets = _loads_targets(floors, profile)
+    print(targets_table("core targets (issue 26: loads on clean JSON)", loads_targets), flush=True)
+    targets += loads_targets
     machine_targets = _machine_targets(results, floors, profile)
     print(targets_table("core targets (issue 16: the C machine)", machine_targets), flush=True)
     targets += machine_targets

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from decimal import Decimal
 from typing import Any
 
@@ -14,8 +15,10 @@ from hypothesis import strategies as st
 from core_support import assert_same
 from hypothesis_profiles import examples
 from unspool import UNSET, LimitExceeded, MalformedJSON
+from unspool.core import machines, oneshot
 from unspool.core.lexicon import LENIENT_KINDS
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
+from unspool.core.snapshot import max_depth
 
 # ------------------------------------------------------------------ Allow
 
@@ -340,3 +343,86 @@ def test_json_escaped_as_string_content_is_read_once_unescaped(
 
 def test_a_valid_json_string_holding_json_stays_a_string() -> None:
     assert loads('"{\\"a\\": 1}"') == '{"a": 1}'
+
+
+# ---------------------------------------------------------------- the depth limit on the fast path
+
+_nested = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=examples(300))
+@given(value=_nested, limit=st.integers(0, 8))
+def test_both_depth_walks_agree(value: Any, limit: int) -> None:
+    """The C twin of snapshot.max_depth (the walk loads uses) gives the reference's number."""
+    speedups = pytest.importorskip("unspool.core._speedups")
+    assert speedups.max_depth(value, limit) == max_depth(value, limit)
+
+
+@pytest.mark.parametrize("depth", [1, 999, 1000, 1001, 5000])
+def test_both_depth_walks_agree_deep(depth: int) -> None:
+    speedups = pytest.importorskip("unspool.core._speedups")
+    value: Any = []
+    for i in range(depth - 1):
+        value = [value] if i % 2 else {"k": value, "x": 1}
+    for limit in (1, 999, 1000, 10**9):
+        assert speedups.max_depth(value, limit) == max_depth(value, limit)
+
+
+def test_the_stdlib_scanner_premise_the_fast_path_relies_on() -> None:
+    """On CPython before 3.12 loads skips the depth walk when the recursion limit is no
+    higher than max_depth, because json's C scanner nests against that same limit."""
+    if not oneshot._SCANNER_SHARES_RECURSION_LIMIT:
+        pytest.skip(
+            "this interpreter's json scanner has its own nesting limit; loads walks the value"
+        )
+    n = sys.getrecursionlimit()
+    with pytest.raises(RecursionError):
+        json.loads("[" * n + "]" * n)
+
+
+@pytest.mark.parametrize("recursion_limit", [None, 5000])
+@pytest.mark.parametrize("walk", ["c", "python"])
+def test_clean_json_past_max_depth_is_refused_on_every_path(
+    recursion_limit: int | None, walk: str
+) -> None:
+    """The fast path never returns a value deeper than max_depth: with the default
+    recursion limit, with a raised one (the scanner can then nest past 1000) and with
+    either depth walk."""
+    if walk == "c" and not machines.AVAILABLE:
+        pytest.skip("the C machine is not built")
+    before_limit, before_machine = sys.getrecursionlimit(), machines.selected()
+    try:
+        if recursion_limit:
+            sys.setrecursionlimit(recursion_limit)
+        machines.select(walk)
+        for depth, ok in ((1000, True), (1001, False), (1500, False)):
+            text = "[" * depth + "]" * depth
+            if ok:
+                assert max_depth(loads(text), 2000) == depth
+            else:
+                with pytest.raises(LimitExceeded):
+                    loads(text)
+                with pytest.raises(LimitExceeded):
+                    loads_with_repairs(text)
+        with pytest.raises(LimitExceeded):
+            loads('{"a": [{"b": [1]}]}', max_depth=3)
+        assert loads('{"a": [{"b": [1]}]}', max_depth=4) == {"a": [{"b": [1]}]}
+    finally:
+        sys.setrecursionlimit(before_limit)
+        machines.select(before_machine)
+
+
+def test_the_fast_path_reads_what_json_loads_reads() -> None:
+    for text in ("  [1, 2]  ", "\n{}", '"x"', "3", "[1] \t\r\n", "null", "[1]x"):
+        try:
+            expected = json.loads(text)
+        except ValueError:
+            assert loads(text) == [1]  # the trailing text is ignored by the lenient pass
+        else:
+            assert_same(loads(text), expected)

@@ -32,6 +32,7 @@ SAMPLES: list[Any] = [
     ev.ActionInvalid("r:1", 1, "go", "schema", ({"message": "bad", "path": [], "type": "t"},)),
     ev.ActionResult("r:0", 0, "go", {"ok": True}, replayed=True),
     ev.ActionFailed("r:1", 1, "go", "boom", "RuntimeError"),
+    ev.ActionPending("r:2", 2, "pay", "approval", "approval-r:2"),
     ev.HostedToolStarted("r/hosted:0", "web_search", "ws_1", "web_search_call", {"server": "s"}),
     ev.HostedToolInput("r/hosted:0", "web_search", {"query": "weather"}),
     ev.HostedToolResult("r/hosted:0", "web_search", {"sources": []}, "none", "web_search_call"),

@@ -9,7 +9,8 @@ these events, in the order the model wrote things:
 * :class:`ActionStarted` -> :class:`ActionArgsDelta`* -> exactly one of
   :class:`ActionComplete` (the only event that allows execution) or
   :class:`ActionInvalid`.
-* :class:`ActionResult` / :class:`ActionFailed`: added by a dispatcher.
+* :class:`ActionResult` / :class:`ActionFailed`: added by a dispatcher; or
+  :class:`ActionPending` when the page runs the action or an approval must come first.
 * :class:`HostedToolStarted` -> :class:`HostedToolInput`? -> :class:`HostedToolResult`?:
   a tool the provider runs itself (web search, code execution...), for a UI to show;
   never an action, so nothing runs it again.
@@ -46,6 +47,7 @@ __all__ = [
     "ActionComplete",
     "ActionFailed",
     "ActionInvalid",
+    "ActionPending",
     "ActionResult",
     "ActionStarted",
     "AppData",
@@ -65,6 +67,7 @@ __all__ = [
     "StreamError",
     "TextDelta",
     "Usage",
+    "approval_id",
     "event_to_dict",
     "new_stream_id",
 ]
@@ -291,6 +294,28 @@ class ActionFailed(_Event):
     error_type: str
     replayed: bool = False
     type: ClassVar[str] = "action_failed"
+
+
+def approval_id(action_id: str) -> str:
+    """The id of the approval asked for the action ``action_id`` (an AI SDK
+    ``approvalId``, an AG-UI interrupt's ``id``): derived from it, so a resumed run
+    names the call its answer is for."""
+    return f"approval-{action_id}"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ActionPending(_Event):
+    """A dispatcher did not run the action and will not in this stream: the page runs it
+    (``waiting_for="client"``), or a person must approve it first (``"approval"``;
+    ``approval_id`` names the request). The dispatcher recorded it in its ledger, so the
+    answer the next request brings is checked against what was streamed."""
+
+    id: str
+    index: int
+    name: str
+    waiting_for: Literal["client", "approval"]
+    approval_id: str | None = None
+    type: ClassVar[str] = "action_pending"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -528,6 +553,7 @@ Event = (
     | ActionInvalid
     | ActionResult
     | ActionFailed
+    | ActionPending
     | HostedToolStarted
     | HostedToolInput
     | HostedToolResult

@@ -23,7 +23,15 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-__all__ = ["AI_SDK_CACHE", "JS_SOURCES", "ai_sdk_client", "js_clients", "require_tool", "run_node"]
+__all__ = [
+    "AI_SDK_CACHE",
+    "JS_SOURCES",
+    "ai_sdk_client",
+    "chat_app_page",
+    "js_clients",
+    "require_tool",
+    "run_node",
+]
 
 JS_SOURCES = Path(__file__).resolve().parent.parent / "web_js"
 CACHE = JS_SOURCES.parent.parent / ".cache" / "web-js"
@@ -113,3 +121,44 @@ def run_node(
     )
     assert done.returncode == 0, f"node {script} failed:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout) if expect_json else done.stdout
+
+
+CHAT_APP_PAGE = JS_SOURCES.parent.parent / "examples" / "chat_app" / "page"
+CHAT_APP_CACHE = CACHE.parent / "chat-app-page"
+
+
+def chat_app_page() -> Path:
+    """The example chat app's page (``examples/chat_app/page``) built into a gitignored cache
+    (``npm ci`` and its ``build.mjs``), again only when its sources changed; its ``dist``."""
+    require_tool("node", "apt-get install -y nodejs npm")
+    npm = require_tool("npm", "apt-get install -y npm")
+    sources = sorted(
+        p for p in CHAT_APP_PAGE.rglob("*") if p.is_file() and "node_modules" not in p.parts
+    )
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(str(path.relative_to(CHAT_APP_PAGE)).encode() + b"\0" + path.read_bytes())
+    stamp = digest.hexdigest()
+    CHAT_APP_CACHE.mkdir(parents=True, exist_ok=True)
+    marker = CHAT_APP_CACHE / ".stamp"
+    dist = CHAT_APP_CACHE / "dist"
+    with FileLock(str(CHAT_APP_CACHE.parent / "chat-app-page.lock")):
+        if marker.exists() and marker.read_text() == stamp and (dist / "page.js").exists():
+            return dist
+        for path in sources:
+            target = CHAT_APP_CACHE / path.relative_to(CHAT_APP_PAGE)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+        for command in (
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            ["node", "build.mjs", "dist"],
+        ):
+            done = subprocess.run(
+                command, cwd=CHAT_APP_CACHE, capture_output=True, text=True, timeout=600
+            )
+            if done.returncode != 0:
+                pytest.fail(
+                    f"{' '.join(command)} failed in {CHAT_APP_CACHE}:\n{done.stderr[-2000:]}"
+                )
+        marker.write_text(stamp)
+    return dist

@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Literal
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -14,14 +15,15 @@ __all__ = ["LiveServer"]
 
 
 class LiveServer:
-    """Context manager serving ``app`` with uvicorn until exit."""
+    """Context manager serving ``app`` with uvicorn until exit (``lifespan="on"``: the
+    app's startup and shutdown run too)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, lifespan: Literal["on", "off"] = "off") -> None:
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", 0))
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+            app, log_level="warning", lifespan=lifespan, timeout_graceful_shutdown=1
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

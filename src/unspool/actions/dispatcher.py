@@ -59,9 +59,10 @@ from collections.abc import (
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from unspool.actions.context import ActionContext, idempotency_key
+from unspool.actions.ledgers.answers import AWAITING_APPROVAL, AWAITING_CLIENT, Answer
 from unspool.actions.ledgers.base import RESULT_NOT_STORED, Claim, Ledger
 from unspool.actions.ledgers.codec import fingerprint, safe_repr, safe_str
 from unspool.actions.ledgers.memory import MemoryLedger
@@ -70,16 +71,18 @@ from unspool.events import (
     ActionComplete,
     ActionFailed,
     ActionInvalid,
+    ActionPending,
     ActionResult,
     Event,
     StreamDone,
+    approval_id,
 )
 from unspool.protocols.emitter import Validation
 
-__all__ = ["Dispatcher"]
+__all__ = ["AnsweredCall", "Dispatcher"]
 
 T = TypeVar("T")
-Outcome = ActionResult | ActionFailed
+Outcome = ActionResult | ActionFailed | ActionPending
 _SHOWN = 200  # characters of a result shown in a ledger_error message
 
 
@@ -93,6 +96,7 @@ class _Job:
     key: str
     fingerprint: str
     summary: str
+    waits: Literal["client", "approval"] | None = None  # offered, not run
 
 
 @dataclass(slots=True)
@@ -197,7 +201,7 @@ class Dispatcher:
     def _job(
         self, event: ActionComplete, spec: ActionSpec, value: Any, state: _StreamState
     ) -> Outcome | _Job | None:
-        if spec.handler is None:
+        if spec.handler is None and spec.waits_for is None:
             if self.unhandled == "pass":
                 return None
             return _failed(
@@ -214,7 +218,7 @@ class Dispatcher:
             msg = f"the idempotency key function raised {type(exc).__name__}: {safe_str(exc)}"
             return _failed(event, msg, "key_error")
         digest, summary = fingerprint(value)
-        return _Job(event, spec, value, key, digest, summary)
+        return _Job(event, spec, value, key, digest, summary, spec.waits_for)
 
     def _claim_args(self, job: _Job) -> dict[str, Any]:
         return {
@@ -295,9 +299,36 @@ class Dispatcher:
             return _failed(event, error[0], error[1])
         return ActionResult(event.id, event.index, event.name, result)
 
+    def _offered(self, job: _Job, answer: Answer) -> Outcome | _Job:
+        """What offering a client or approval action gave: it waits (``ActionPending``),
+        it was answered already (the recorded outcome, replayed), it is being run after
+        its approval (claim it as any action), or its key holds another action."""
+        event, record = job.event, answer.record
+        assert job.waits is not None and record is not None
+        if answer.status == "conflict":
+            return self._recorded(job, Claim("conflict", record))
+        if record.state == "finished":
+            return self._recorded(job, Claim("finished", record))
+        if answer.status == "recorded" or record.error_type in (AWAITING_CLIENT, AWAITING_APPROVAL):
+            ask = approval_id(event.id) if job.waits == "approval" else None
+            return ActionPending(event.id, event.index, event.name, job.waits, ask)
+        return replace(job, waits=None)  # approved and started: its outcome is the run's
+
+    def _offer_args(self, job: _Job) -> tuple[Any, ...]:
+        return (job.key, job.event.name, job.event.id, job.waits)
+
     # sync execution ---------------------------------------------------------------------
 
     def _claim(self, job: _Job, wait: float | None = None) -> _Step:
+        if job.waits is not None:
+            try:
+                answer = self.ledger.offer(
+                    *self._offer_args(job), fingerprint=job.fingerprint, summary=job.summary
+                )
+            except Exception as exc:
+                return _ledger_failed(job, exc)
+            step = self._offered(job, answer)
+            return self._claim(step, wait) if isinstance(step, _Job) else step
         try:
             claim = self.ledger.claim(
                 job.key, job.event.name, job.event.id, wait=wait, **self._claim_args(job)
@@ -412,6 +443,15 @@ class Dispatcher:
     # async execution --------------------------------------------------------------------
 
     async def _aclaim(self, job: _Job, wait: float | None = None) -> _Step:
+        if job.waits is not None:
+            try:
+                answer = await self.ledger.aoffer(
+                    *self._offer_args(job), fingerprint=job.fingerprint, summary=job.summary
+                )
+            except Exception as exc:
+                return _ledger_failed(job, exc)
+            step = self._offered(job, answer)
+            return await self._aclaim(step, wait) if isinstance(step, _Job) else step
         try:
             claim = await self.ledger.aclaim(
                 job.key, job.event.name, job.event.id, wait=wait, **self._claim_args(job)
@@ -564,6 +604,224 @@ class Dispatcher:
         for step, _ in pending:
             if isinstance(step, _Run):
                 await self._arelease_unrun(step)
+
+    # answers a request brings (the page's results, approvals) ------------------------
+
+    def _answer(self, call: AnsweredCall, scope: str = "") -> Outcome | _Job | None:
+        """Plan one call of a request: nothing (the request does not answer it), what to
+        report at once (an action this server does not have, args that do not validate),
+        or the job whose answer to record."""
+        decision = _decision(call)
+        if getattr(call, "provider_executed", False) or not (call.answered or decision):
+            return None
+        event = ActionComplete(call.id, _index(call.id), call.name, call.args)
+        spec = self.registry.get(call.name)
+        if spec is None:
+            return _failed(event, f"this server has no action {call.name!r}", "unknown_call")
+        if not call.id.startswith(scope):
+            msg = f"call {call.id!r} is not one of this conversation's (scope {scope!r})"
+            return _failed(event, msg, "unknown_call")
+        verdict = spec.validate(call.args)
+        if not verdict.ok:
+            if call.state == "output-error" and decision is None:
+                return None  # streamed as invalid: the page's error text says why, as sent
+            return self._reject_answer(event, verdict)
+        try:
+            key = str(spec.ledger_key(call.id, verdict.value))
+        except Exception as exc:
+            msg = f"the idempotency key function raised {type(exc).__name__}: {safe_str(exc)}"
+            return _failed(event, msg, "key_error")
+        digest, summary = fingerprint(verdict.value)
+        return _Job(replace(event, args=verdict.value), spec, verdict.value, key, digest, summary)
+
+    def _reject_answer(self, event: ActionComplete, verdict: Validation) -> ActionFailed:
+        messages = "; ".join(str(e.get("message", "")) for e in verdict.errors)
+        return _failed(event, f"invalid action ({verdict.reason}): {messages}", "invalid_args")
+
+    def _answered(self, job: _Job, call: AnsweredCall, answer: Answer) -> Outcome | _Job | _Run:
+        """The outcome of recording ``call``'s answer (``answer``)."""
+        event, status, record = job.event, answer.status, answer.record
+        replayed = status == "replayed"
+        if status in ("unknown_call", "not_waiting"):
+            what = "streamed" if status == "unknown_call" else "left to the page or to an approval"
+            msg = f"call {call.id!r} ({call.name}) was never {what} by this server: not answered"
+            return _failed(event, msg, status)
+        if status == "args_changed":
+            assert record is not None
+            msg = (
+                f"the approval of {call.id!r} is for other args ({job.summary}) than the "
+                f"server asked about ({record.summary}): refused, not run"
+            )
+            return _failed(event, msg, "args_changed")
+        if status == "conflict":
+            assert record is not None
+            msg = f"call {call.id!r} already has another answer recorded: this one is refused"
+            return _failed(event, msg, "id_conflict")
+        if answer.claim is not None:
+            return _Run(job, answer.claim)
+        assert record is not None
+        if record.state == "finished":
+            outcome = self._recorded(job, Claim("finished", record))
+            if not replayed and isinstance(outcome, (ActionResult, ActionFailed)):
+                outcome = replace(outcome, replayed=False)
+                self.replayed.discard(event.id)
+            return outcome
+        return job  # approved before and being run: wait for its outcome as any claim
+
+    def _client_answer(self, job: _Job, call: AnsweredCall) -> tuple[str, dict[str, Any]]:
+        if call.state == "output-available":
+            return "record_client_result", {"result": call.output}
+        return "record_client_result", {"error": call.error or "the page reported an error"}
+
+    def _server_answer(self, job: _Job) -> Outcome:
+        """A call the server runs, answered in the request: the ledger's record of it,
+        never the page's copy."""
+        try:
+            record = self.ledger.get(job.key)
+        except Exception as exc:
+            return _ledger_failed(job, exc)
+        return self._record_of(job, record)
+
+    def _record_of(self, job: _Job, record: Any) -> Outcome:
+        if record is None or record.name != job.event.name:
+            msg = f"call {job.event.id!r} ({job.event.name}) was never run by this server"
+            return _failed(job.event, msg, "unknown_call")
+        if record.state != "finished":
+            msg = f"call {job.event.id!r} has no recorded outcome yet"
+            return _failed(job.event, msg, "in_progress")
+        return self._recorded(job, Claim("finished", record))
+
+    def _route(self, job: _Job, call: AnsweredCall) -> tuple[str, dict[str, Any]] | None:
+        """The ledger method and arguments recording ``call``'s answer; ``None`` for a
+        call the server runs itself (its record is read instead)."""
+        decision = _decision(call)
+        waits = job.spec.waits_for
+        if decision is not None:
+            if waits != "approval":
+                return "_not_waiting", {}
+            approved, reason = decision
+            return "record_approval", {
+                "approved": approved,
+                "fingerprint": job.fingerprint,
+                "reason": reason,
+            }
+        if waits == "client":
+            return self._client_answer(job, call)
+        return None
+
+    def resume(self, calls: Iterable[AnsweredCall], *, scope: str = "") -> list[Outcome]:
+        """Record the answers a request brings and report every answered call's outcome,
+        as this server's ledger has it (a request can be forged: nothing runs or is
+        answered because it says so).
+
+        ``calls`` are the request's tool calls (``ChatRequest.tool_calls``). For each one
+        the request answers: a client action's result (or error) is recorded once (the
+        same again: replayed; another: ``id_conflict``); an approval decision is recorded
+        once, and an approved action is run here, exactly once (a denied one never: its
+        outcome is ``ActionFailed(error_type="denied")``, what the model is told); an
+        approval for other args than those streamed is ``args_changed``; a server
+        action's outcome is the ledger's record, replayed. A call this server never
+        streamed and recorded is ``unknown_call`` (``not_waiting``: it was not left to the
+        page or to an approval). Calls the request does not answer are skipped. Give the
+        outcomes to ``chat.to_messages(provider, results=...)``.
+
+        ``scope``: a prefix every call id of this conversation has (give ``run_turns`` a
+        ``stream_id`` starting with it, e.g. the signed-in user's id): a call id without it
+        is ``unknown_call``, so a request can answer only its own user's calls, even one
+        that knows another's ids."""
+        out: list[Outcome] = []
+        for call in calls:
+            step: Outcome | _Job | _Run | None = self._answer(call, scope)
+            if isinstance(step, _Job):
+                route = self._route(step, call)
+                if route is None:
+                    step = self._server_answer(step)
+                elif route[0] == "_not_waiting":
+                    step = self._answered(step, call, Answer("not_waiting"))
+                else:
+                    try:
+                        answer = getattr(self.ledger, route[0])(
+                            step.key, step.event.name, **route[1]
+                        )
+                    except Exception as exc:  # a ledger failure, or a result with no JSON form
+                        step = _ledger_failed(step, exc)
+                    else:
+                        step = self._answered(step, call, answer)
+            if isinstance(step, (_Job, _Run)):
+                step = self._settle(step)
+            if step is not None:
+                out.append(step)
+        return out
+
+    async def aresume(self, calls: Iterable[AnsweredCall], *, scope: str = "") -> list[Outcome]:
+        """Async :meth:`resume` (handlers run as under :meth:`arun`)."""
+        out: list[Outcome] = []
+        for call in calls:
+            step: Outcome | _Job | _Run | None = self._answer(call, scope)
+            if isinstance(step, _Job):
+                route = self._route(step, call)
+                if route is None:
+                    try:
+                        record = await self.ledger.aget(step.key)
+                    except Exception as exc:
+                        step = _ledger_failed(step, exc)
+                    else:
+                        step = self._record_of(step, record)
+                elif route[0] == "_not_waiting":
+                    step = self._answered(step, call, Answer("not_waiting"))
+                else:
+                    try:
+                        answer = await getattr(self.ledger, "a" + route[0])(
+                            step.key, step.event.name, **route[1]
+                        )
+                    except Exception as exc:
+                        step = _ledger_failed(step, exc)
+                    else:
+                        step = self._answered(step, call, answer)
+            if isinstance(step, (_Job, _Run)):
+                step = await self._asettle(step, None)
+            if step is not None:
+                out.append(step)
+        return out
+
+
+class AnsweredCall(Protocol):
+    """A tool call as a chat request holds it (``unspool.web``'s ``RequestToolCall``):
+    its id, name and args as the page sent them, its state (the AI SDK's names), the
+    page's output or error, and the approval asked with its answer, if any."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def args(self) -> Any: ...
+    @property
+    def output(self) -> Any: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def approval(self) -> Any: ...
+    @property
+    def answered(self) -> bool: ...
+
+
+def _decision(call: AnsweredCall) -> tuple[bool, str | None] | None:
+    """The approval decision ``call`` carries: (approved, reason), or ``None``."""
+    approval = call.approval
+    if approval is None or call.state not in ("approval-responded", "output-denied"):
+        return None
+    approved = getattr(approval, "approved", None)
+    if approved is None:
+        return None
+    return bool(approved), getattr(approval, "reason", None)
+
+
+def _index(action_id: str) -> int:
+    tail = action_id.rpartition(":")[2]
+    return int(tail) if tail.isdigit() and len(tail) < 10 else 0
 
 
 def _failed(

@@ -38,9 +38,10 @@ from unspool.actions.tool_formats import STRICT_TOOL_FORMATS, TOOL_FORMATS
 from unspool.actions.validation import error, jsonschema_errors, pydantic_errors
 from unspool.protocols.emitter import Validation
 
-__all__ = ["ActionRegistry", "ActionSpec", "ToolFormat", "UnknownPolicy"]
+__all__ = ["ActionRegistry", "ActionSpec", "RunsOn", "ToolFormat", "UnknownPolicy"]
 
 UnknownPolicy = Literal["invalid", "pass"]
+RunsOn = Literal["server", "client"]
 ToolFormat = Literal[
     "openai", "openai_responses", "anthropic", "gemini", "bedrock", "ollama", "json"
 ]
@@ -57,6 +58,7 @@ class ActionSpec:
     ``"value"`` (one argument: the model instance, or the dict for a JSON Schema).
     ``key`` maps the validated args to an idempotency key (see :meth:`ledger_key`).
     ``context`` names the handler's parameter annotated :class:`ActionContext`, if any.
+    ``runs_on`` / ``approval``: run by the page, or asked for first (see :attr:`waits_for`).
     """
 
     name: str
@@ -69,6 +71,16 @@ class ActionSpec:
     call: Literal["fields", "value"]
     schema_validator: Validator | None
     context: str | None = None
+    runs_on: RunsOn = "server"
+    approval: bool = False
+
+    @property
+    def waits_for(self) -> Literal["client", "approval"] | None:
+        """What a dispatcher waits for before this action has an outcome: the page
+        (``"client"``: the page runs it), a person's ``"approval"``, or nothing."""
+        if self.runs_on == "client":
+            return "client"
+        return "approval" if self.approval else None
 
     @property
     def is_async(self) -> bool:
@@ -154,6 +166,8 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> Callable[[F], F]: ...
 
     def action(
@@ -165,9 +179,13 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> F | Callable[[F], F]:
         """Decorator registering a handler: ``@registry.action`` or
-        ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``.
+        ``@registry.action("name", idempotent=True, key=lambda a: a.order_id)``;
+        ``@registry.action(runs_on="client")`` for one the page runs (the function only
+        gives the args' schema), ``@registry.action(approval=True)`` for one that asks first.
         The action's name defaults to the function's name; the handler is returned
         unchanged."""
         if callable(name):
@@ -184,6 +202,8 @@ class ActionRegistry:
                 idempotent=idempotent,
                 key=key,
                 description=description,
+                runs_on=runs_on,
+                approval=approval,
             )
             return handler
 
@@ -199,6 +219,8 @@ class ActionRegistry:
         idempotent: bool = False,
         key: Callable[[Any], object] | None = None,
         description: str | None = None,
+        runs_on: RunsOn = "server",
+        approval: bool = False,
     ) -> ActionSpec:
         """Register an action; ``name`` may be ``None`` when a handler gives it.
 
@@ -207,7 +229,11 @@ class ActionRegistry:
         args (the handler gets the instance); otherwise each parameter is a field
         (unknown fields are refused unless the handler takes ``**kwargs``).
         With ``model`` or ``schema`` the handler gets the validated value as its one
-        argument. Raises ``TypeError``/``ValueError`` for a bad registration and
+        argument. ``runs_on="client"``: the page runs the action, never a dispatcher (it
+        streams it as ``ActionPending(waiting_for="client")`` and records the page's result
+        from the next request, see ``Dispatcher.resume``); ``approval=True``: a dispatcher
+        asks before running it (``ActionPending(waiting_for="approval")``) and runs it once
+        approved. Raises ``TypeError``/``ValueError`` for a bad registration and
         ``jsonschema.SchemaError`` for an invalid schema.
         """
         if name is None:
@@ -224,6 +250,10 @@ class ActionRegistry:
             raise TypeError(f"action {name!r} needs a handler, a model or a schema")
         if handler is not None and not callable(handler):
             raise TypeError(f"the handler of {name!r} is not callable")
+        if runs_on not in ("server", "client"):
+            raise ValueError(f"runs_on must be 'server' or 'client', not {runs_on!r}")
+        if runs_on == "client" and approval:
+            raise ValueError(f"{name!r}: a client action is run by the page, not approved here")
 
         call: Literal["fields", "value"] = "value"
         validator: Validator | None = None
@@ -254,6 +284,8 @@ class ActionRegistry:
             call,
             validator,
             context,
+            runs_on,
+            approval,
         )
         self._specs[name] = spec
         return spec

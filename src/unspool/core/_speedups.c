@@ -3367,9 +3367,73 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
     return stream_type;
 }
 
+/* max_depth(value, limit): the C twin of snapshot.max_depth, paired by name.  The
+ * nesting depth of value (a scalar is 0, [] is 1), counting no further than limit + 1.
+ * loads() checks the depth limit on every value the stdlib decoder gives it; walking
+ * the containers here costs a small fraction of decoding them.  Only exact dicts and
+ * lists count, as in the reference; no Python code runs during the walk, so the
+ * borrowed references stay valid. */
+typedef struct {
+    PyObject *node;
+    Py_ssize_t depth;
+} DepthItem;
+
+static PyObject *
+max_depth(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *value;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "On:max_depth", &value, &limit)) return NULL;
+    if (!PyDict_CheckExact(value) && !PyList_CheckExact(value)) return PyLong_FromLong(0);
+    Py_ssize_t cap = 64, top = 0, deepest = 1;
+    DepthItem *work = PyMem_New(DepthItem, cap);
+    if (work == NULL) return PyErr_NoMemory();
+    work[top++] = (DepthItem){value, 1};
+    while (top > 0) {
+        DepthItem item = work[--top];
+        if (item.depth > deepest) {
+            deepest = item.depth;
+            if (deepest > limit) break;
+        }
+        Py_ssize_t i = 0, n;
+        PyObject *key, *child;
+        int is_dict = PyDict_CheckExact(item.node);
+        n = is_dict ? 0 : PyList_GET_SIZE(item.node);
+        for (;;) {
+            if (is_dict) {
+                if (!PyDict_Next(item.node, &i, &key, &child)) break;
+            }
+            else {
+                if (i >= n) break;
+                child = PyList_GET_ITEM(item.node, i);
+                i++;
+            }
+            if (!PyDict_CheckExact(child) && !PyList_CheckExact(child)) continue;
+            if (top == cap) {
+                if (cap > PY_SSIZE_T_MAX / 2 / (Py_ssize_t)sizeof(DepthItem)) {
+                    PyMem_Free(work);
+                    return PyErr_NoMemory();
+                }
+                cap *= 2;
+                DepthItem *grown = (DepthItem *)PyMem_Realloc(work, (size_t)cap * sizeof(DepthItem));
+                if (grown == NULL) {
+                    PyMem_Free(work);
+                    return PyErr_NoMemory();
+                }
+                work = grown;
+            }
+            work[top++] = (DepthItem){child, item.depth + 1};
+        }
+    }
+    PyMem_Free(work);
+    return PyLong_FromSsize_t(deepest);
+}
+
 static PyMethodDef module_methods[] = {
     {"make_type", make_type, METH_VARARGS,
      "make_type(JsonStream, helpers) -> the JsonStream subclass that runs the C machine."},
+    {"max_depth", max_depth, METH_VARARGS,
+     "max_depth(value, limit) -> nesting depth of value, counted no further than limit + 1."},
     {NULL, NULL, 0, NULL},
 };
 

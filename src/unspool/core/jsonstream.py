@@ -54,9 +54,9 @@ from unspool.core.quotes import (
     decide_close,
     missing_quote,
 )
+from unspool.core.repairs import say
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.tokens import (
-    MESSAGES,
     NUMBER_END,
     is_atom,
     literal_prefix,
@@ -698,7 +698,7 @@ class JsonStream:
                                         evs,
                                         "inner_quote",
                                         base + i,
-                                        "kept an unescaped quote inside a string",
+                                        say("inner_quote"),
                                     )
                                     sbuf += s[i:k]
                                     i = k
@@ -735,7 +735,11 @@ class JsonStream:
                                 if not k_escape:
                                     raise parse_error("Invalid \\escape", base + i + 1)
                                 _repair(
-                                    repairs, evs, "invalid_escape", base + i, f"kept \\{e} as text"
+                                    repairs,
+                                    evs,
+                                    "invalid_escape",
+                                    base + i,
+                                    say("invalid_escape", e=e),
                                 )
                                 dec = "\\" + e
                             if (
@@ -746,7 +750,7 @@ class JsonStream:
                                     evs,
                                     "single_quotes",
                                     base + i,
-                                    "decoded \\' (not a JSON escape)",
+                                    say("single_quotes", "escape"),
                                 )
                             sbuf += dec
                             i += 2
@@ -761,7 +765,7 @@ class JsonStream:
                                     evs,
                                     "control_char",
                                     base + i,
-                                    "kept a raw control character in a string",
+                                    say("control_char"),
                                 )
                             sbuf += c
                             i += 1
@@ -778,7 +782,7 @@ class JsonStream:
                                     evs,
                                     "missing_quote",
                                     base + i,
-                                    "closed a string whose closing quote was missing",
+                                    say("missing_quote"),
                                 )
                                 _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
                                 state = _AFTER if stack else _END
@@ -807,7 +811,9 @@ class JsonStream:
                         if k_extra and c in "]}" and not tail:
                             # (once trailing text began, a closer is part of it, as when
                             # the trailing text arrives in one chunk)
-                            _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
+                            _repair(
+                                repairs, evs, "extra_closer", base + i, say("extra_closer", c=c)
+                            )
                             i += 1
                             continue
                         if ignore_trailing:
@@ -1063,7 +1069,11 @@ class JsonStream:
                         # '[{"i": 1{"i": 2}]': the object's closer is missing before the next
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         _repair(
-                            repairs, evs, "mismatched_closer", base + i, "closed an object before {"
+                            repairs,
+                            evs,
+                            "mismatched_closer",
+                            base + i,
+                            say("mismatched_closer", "before"),
                         )
                         continue
                     if k_closer and c in "]}":
@@ -1074,7 +1084,9 @@ class JsonStream:
                             i = n
                             continue
                         if verdict == _STRAY:
-                            _repair(repairs, evs, "extra_closer", base + i, f"dropped a stray {c}")
+                            _repair(
+                                repairs, evs, "extra_closer", base + i, say("extra_closer", c=c)
+                            )
                             i += 1
                             continue
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
@@ -1083,7 +1095,11 @@ class JsonStream:
                             evs,
                             "mismatched_closer",
                             base + i,
-                            f"closed {'an object' if type(top) is dict else 'an array'} at {c}",
+                            say(
+                                "mismatched_closer",
+                                what="an object" if type(top) is dict else "an array",
+                                c=c,
+                            ),
                         )
                         if verdict == _TYPO:
                             i += 1  # a typo for the right closer: the document goes on after it
@@ -1092,7 +1108,7 @@ class JsonStream:
                             state = _END
                         continue
                     if k_missing_comma and c not in "]}:,":
-                        _repair(repairs, evs, "missing_comma", base + i, "inserted a missing comma")
+                        _repair(repairs, evs, "missing_comma", base + i, say("missing_comma"))
                         state = _ELEM if type(top) is list else _KEY
                         continue
                     raise parse_error(
@@ -1105,7 +1121,7 @@ class JsonStream:
                     if state == _VALUE:
                         if k_missing_value and stack and c in ",}":
                             # '"k": ,' or '"k": }': the value never came
-                            _repair(repairs, evs, "missing_value", base + i, "read null")
+                            _repair(repairs, evs, "missing_value", base + i, say("missing_value"))
                             _put(self, stack, cpaths, key, shift, rlist, evs, None, "null", True)
                             state = _AFTER
                             continue
@@ -1120,7 +1136,7 @@ class JsonStream:
                                     continue
                             else:
                                 # "[1, 2, ...]": a placeholder, not a value
-                                _repair(repairs, evs, "ellipsis", base + i, "dropped an ellipsis")
+                                _repair(repairs, evs, "ellipsis", base + i, say("ellipsis"))
                                 i += 3 if c == "." else 1
                                 state = _AFTER
                                 continue
@@ -1128,7 +1144,13 @@ class JsonStream:
                         # "[1, 2}": the array's closer mistyped
                         if state == _ELEM:
                             _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
-                        _repair(repairs, evs, "mismatched_closer", base + i, "closed an array at }")
+                        _repair(
+                            repairs,
+                            evs,
+                            "mismatched_closer",
+                            base + i,
+                            say("mismatched_closer", what="an array", c="}"),
+                        )
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
                         state = _AFTER if stack else _END
@@ -1312,7 +1334,7 @@ class JsonStream:
                         for word, wval, wkind, tag in entries:
                             if s.startswith(word, i):
                                 if tag:
-                                    _repair(repairs, evs, tag, pos, f"read {word}")
+                                    _repair(repairs, evs, tag, pos, say(tag, tok=word))
                                 val = wval
                                 kind = wkind
                                 i += len(word)
@@ -1370,7 +1392,7 @@ class JsonStream:
                         state = _AFTER if stack else _END
                         continue
                     if k_unquoted and (c in lx.IDENT_START or c in "0123456789"):
-                        _repair(repairs, evs, "unquoted_key", base + i, "read an unquoted key")
+                        _repair(repairs, evs, "unquoted_key", base + i, say("unquoted_key"))
                         sbuf = ""
                         state = _UKEY
                         continue
@@ -1384,7 +1406,11 @@ class JsonStream:
                         # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         _repair(
-                            repairs, evs, "mismatched_closer", base + i, "closed an object before {"
+                            repairs,
+                            evs,
+                            "mismatched_closer",
+                            base + i,
+                            say("mismatched_closer", "before"),
                         )
                         state = _ELEM
                         continue
@@ -1394,7 +1420,7 @@ class JsonStream:
                         continue
                     if k_ellipsis and (c == "." or c == "\u2026"):
                         if c == "\u2026" or s.startswith("...", i):
-                            _repair(repairs, evs, "ellipsis", base + i, "dropped an ellipsis")
+                            _repair(repairs, evs, "ellipsis", base + i, say("ellipsis"))
                             i += 1 if c == "\u2026" else 3
                             state = _AFTER
                             continue
@@ -1407,7 +1433,11 @@ class JsonStream:
                         if state == _KEY:
                             _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
                         _repair(
-                            repairs, evs, "mismatched_closer", base + i, "closed an object at ]"
+                            repairs,
+                            evs,
+                            "mismatched_closer",
+                            base + i,
+                            say("mismatched_closer", what="an object", c="]"),
                         )
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
@@ -1444,7 +1474,7 @@ class JsonStream:
             for word, wval, wkind, tag in literals.get(carry[:1], ()):
                 if carry == word:
                     if tag:
-                        _repair(repairs, evs, tag, base, f"read {word}")
+                        _repair(repairs, evs, tag, base, say(tag, tok=word))
                     _put(self, stack, cpaths, key, shift, rlist, evs, wval, wkind, True)
         if state == _STRING and not is_key:
             if carry[:1] == quote:  # a lenient close that waited for lookahead
@@ -1473,7 +1503,7 @@ class JsonStream:
                 evs,
                 "truncated",
                 base,
-                f"closed {len(stack)} open container(s) at the end of input",
+                say("truncated", n=len(stack)),
             )
 
 
@@ -1683,7 +1713,7 @@ def _trailing_comma(
     """A closer right after a comma: a trailing_comma repair when ``allowed``, else the error."""
     if not allowed:
         raise parse_error(f"Trailing comma before '{closer}'", pos)
-    _repair(repairs, evs, "trailing_comma", pos, "dropped a trailing comma")
+    _repair(repairs, evs, "trailing_comma", pos, say("trailing_comma"))
 
 
 def _u_escape(
@@ -1709,7 +1739,7 @@ def _u_escape(
             hexpart = ""
             break
     if not hexpart and lenient and s[i + 2 : i + 3]:
-        _repair(repairs, evs, "invalid_escape", base + i, "kept \\u as text")
+        _repair(repairs, evs, "invalid_escape", base + i, say("invalid_escape", e="u"))
         return "\\u", 2
     if len(hexpart) < 4:
         return "", 0
@@ -1755,9 +1785,9 @@ def _odd_quote(
 ) -> None:
     """Report a string or key (``what``) opened by a single or a curly quote ``c``."""
     if c == "'":
-        _repair(repairs, evs, "single_quotes", pos, f"read a single-quoted {what}")
+        _repair(repairs, evs, "single_quotes", pos, say("single_quotes", what=what))
     else:
-        _repair(repairs, evs, "curly_quotes", pos, f"read a curly-quoted {what}")
+        _repair(repairs, evs, "curly_quotes", pos, say("curly_quotes", what=what))
 
 
 def _close_verdict(s: str, j: int, eof: bool, stack: list[Any], text: str) -> int:
@@ -1798,10 +1828,10 @@ def _comment_open(
     if s[i] == "#":
         if opener not in " \t\r\n#!":
             raise parse_error("Invalid comment", base + i + 1)
-        _repair(repairs, evs, "comment", base + i, "skipped a # comment")
+        _repair(repairs, evs, "comment", base + i, say("comment", "hash"))
         return "\n"
     if opener == "/" or opener == "*":
-        _repair(repairs, evs, "comment", base + i, "skipped a comment")
+        _repair(repairs, evs, "comment", base + i, say("comment"))
         return "\n" if opener == "/" else "*/"
     raise parse_error("Invalid comment", base + i + 1)
 
@@ -1815,7 +1845,7 @@ def _trailing(tail: list[str], evs: list[PathEvent] | None, text: str, pos: int)
 
 def _unicode_space(repairs: list[Repair], evs: list[PathEvent] | None, pos: int) -> None:
     """Report a Unicode space read as a blank (unicode_space)."""
-    _repair(repairs, evs, "unicode_space", pos, "read a Unicode space as a blank")
+    _repair(repairs, evs, "unicode_space", pos, say("unicode_space"))
 
 
 def _neg_infinity(
@@ -1826,7 +1856,7 @@ def _neg_infinity(
     prefix of it ends the chunk; anything else is an error."""
     if s.startswith("-Infinity", i):
         if tag:
-            _repair(repairs, evs, tag, pos, "read -Infinity")
+            _repair(repairs, evs, tag, pos, say(tag, tok="-Infinity"))
         return True
     if len(s) - i < 9 and "-Infinity".startswith(s[i:]):
         return False
@@ -1849,7 +1879,7 @@ def _refuse_prose(word: str, ended: bool, pos: int) -> None:
 def _glued_quote(repairs: list[Repair], evs: list[PathEvent] | None, pos: int, what: str) -> None:
     """Report a quote glued to the end of an unquoted string or key (``what``) that
     closes it: its opening quote was missing (missing_quote)."""
-    _repair(repairs, evs, "missing_quote", pos, f"read a {what} whose opening quote was missing")
+    _repair(repairs, evs, "missing_quote", pos, say("missing_quote", "opening", what=what))
 
 
 _HOLD = -1  # _wrong_closer: undecided, hold the text for more
@@ -1907,7 +1937,7 @@ def _token(
         # refused; and prose at the root is not a value ("Sure! ...")
         raise parse_error("Expecting value", pos)
     if tag:
-        _repair(repairs, evs, tag, pos, MESSAGES[tag].format(tok=tok))
+        _repair(repairs, evs, tag, pos, say(tag, tok=tok))
     if spaced:
         _spaces_after(repairs, evs, spaced, len(tok), pos)
     return val, kind

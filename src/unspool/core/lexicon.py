@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Final, cast
 
+from unspool.core.repairs import kind_names
+
 Run = Callable[[str, int], "re.Match[str]"]
 """A compiled ``pattern.match`` whose pattern can match the empty string: it never returns None."""
 
@@ -123,30 +125,6 @@ PY_LITERALS: Final = {
 }
 """Python's spellings, accepted in lenient mode (kind ``python_literal``)."""
 
-LENIENT_KINDS: Final = frozenset(
-    {
-        "trailing_comma",
-        "single_quotes",
-        "unquoted_key",
-        "comment",
-        "python_literal",
-        "control_char",
-        "missing_comma",
-        "inner_quote",
-        "nan",
-        "truncated",
-        "invalid_escape",
-        "unquoted_value",
-        "literal_case",
-        "leading_zeros",
-        "curly_quotes",
-        "ellipsis",
-        "missing_value",
-        "mismatched_closer",
-        "extra_closer",
-        "missing_quote",
-        "escaped_json",
-        "unicode_space",
-    }
-)
-"""Every repair the lenient mode knows; pass a subset as ``lenient=`` to allow only those."""
+LENIENT_KINDS: Final = kind_names()
+"""Every repair the lenient mode knows (the rows of :data:`~unspool.core.repairs.REPAIR_KINDS`);
+pass a subset as ``lenient=`` to allow only those."""

@@ -25,17 +25,21 @@ for replies that embed several).
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
 import re
+import sys
 from collections.abc import Collection, Iterable
 from enum import IntFlag
 from typing import Any
 
+from unspool.core import machines
 from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.find import find_json
 from unspool.core.jsonstream import JsonStream
+from unspool.core.machines import max_depth
 from unspool.core.path_events import Path, PathEvent, Repair, ValueEnd, ValueStart
-from unspool.core.snapshot import max_depth
+from unspool.core.repairs import say
 
 __all__ = ["Allow", "loads", "loads_with_repairs", "repair"]
 
@@ -106,6 +110,10 @@ def loads(
     Raises :class:`MalformedJSON` (with ``.pos``) when there is no value or it is
     malformed beyond what ``lenient`` accepts; bytes are read as UTF-8.
     """
+    if not core_options and type(text) is str:  # the commonest call, with nothing in between
+        value = _strict_default(text)
+        if value is not _MISS:
+            return value
     return loads_with_repairs(text, allow=allow, lenient=lenient, **core_options)[0]
 
 
@@ -170,7 +178,7 @@ def _escaped_pass(
         return None
     if value is UNSET:
         return None
-    found = [Repair("escaped_json", start, "read JSON escaped as a string's content")]
+    found = [Repair("escaped_json", start, say("escaped_json"))]
     return value, found + [Repair(r.kind, start, r.message) for r in repairs]
 
 
@@ -277,25 +285,89 @@ def _dumps_deep(value: Any, ensure_ascii: bool, indent: int | None) -> str:
 
 def _strict(text: str, options: dict[str, Any]) -> Any:
     """The value of ``text`` as strict JSON (C speed), or ``_MISS``."""
+    if not options:
+        return _strict_default(text)
     if not options.keys() <= _FAST_OPTIONS:
         return _MISS
+    key = (options.get("parse_float"), options.get("parse_int"), bool(options.get("allow_inf_nan")))
+    scan = _SCANNERS.get(key)
+    if scan is None:
+        scan = _scanner(*key)
+        if len(_SCANNERS) < _MAX_SCANNERS:
+            _SCANNERS[key] = scan
+    return _decode(scan, text, options.get("max_depth", _DEFAULT_DEPTH))
+
+
+def _scanner(parse_float: Any, parse_int: Any, allow_inf_nan: bool) -> Any:
+    """The stdlib decoder's C scanner, with unspool's settings (no NaN unless allowed)."""
     decoder = json.JSONDecoder(
-        parse_float=options.get("parse_float"),
-        parse_int=options.get("parse_int"),
-        parse_constant=None if options.get("allow_inf_nan") else _reject_constant,
+        parse_float=parse_float,
+        parse_int=parse_int,
+        parse_constant=None if allow_inf_nan else _reject_constant,
     )
+    return json.scanner.make_scanner(decoder)  # type: ignore[arg-type]  # typeshed types the class oddly
+
+
+def _decode(scan: Any, text: str, limit: int) -> Any:
+    """What ``json.loads`` does, without its layers of Python calls: skip whitespace,
+    scan one value, require nothing but whitespace after it; then the depth limit
+    (the core reports it when it is exceeded)."""
+    start = _ws_end(text, 0) if text[:1] in _WS else 0
     try:
-        value = decoder.decode(text)
-    except (ValueError, RecursionError):
+        value, end = scan(text, start)
+    except (StopIteration, ValueError, RecursionError):
         return _MISS
-    limit = options.get("max_depth", 1000)
-    if text.count("[") + text.count("{") > limit and max_depth(value, limit) > limit:
-        return _MISS  # the core reports the depth limit
+    if end != len(text) and _ws_end(text, end) != len(text):
+        return _MISS
+    if (type(value) is dict or type(value) is list) and _may_nest_past(text, value, limit):
+        return _MISS
     return value
+
+
+def _may_nest_past(text: str, value: Any, limit: int) -> bool:
+    """Whether ``value`` (a dict or list the stdlib decoder gave) nests deeper than ``limit``.
+
+    Cheapest first.  On CPython before 3.12 the decoder's C scanner counts its nesting
+    against the interpreter's recursion limit (one counter for Python and C calls), so
+    with a recursion limit no higher than ``limit`` it cannot have returned a deeper
+    value (a test checks this premise).  Otherwise the containers are walked, in C when
+    the extension is built (about a tenth of the decoding time on container-heavy
+    JSON), else in Python after a count: fewer brackets than the limit cannot nest past it.
+    """
+    if _SCANNER_SHARES_RECURSION_LIMIT and sys.getrecursionlimit() <= limit:
+        return False
+    if not _C_DEPTH and text.count("[") + text.count("{") <= limit:
+        return False
+    return max_depth(value, limit) > limit
+
+
+def _strict_default(text: str) -> Any:
+    return _decode(_DEFAULT_SCAN, text, _DEFAULT_DEPTH)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+_DEFAULT_DEPTH = 1000  # JsonStream's default max_depth
+_DEFAULT_SCAN = _scanner(None, None, False)
+_SCANNERS: dict[tuple[Any, Any, bool], Any] = {}
+_MAX_SCANNERS = 64  # distinct hook combinations kept; more are made per call
+_WS = frozenset(" \t\n\r")
+_WS_RUN = re.compile(r"[ \t\n\r]*")  # JSON whitespace, as json.decoder skips it
+
+
+def _ws_end(text: str, at: int) -> int:
+    """Where the run of JSON whitespace at ``at`` ends."""
+    return _WS_RUN.match(text, at).end()  # type: ignore[union-attr]  # a * run always matches
+
+
+_C_DEPTH = machines.AVAILABLE
+_SCANNER_SHARES_RECURSION_LIMIT = (
+    sys.implementation.name == "cpython"
+    and sys.version_info < (3, 12)
+    and getattr(json.scanner, "c_make_scanner", None) is not None
+)
 
 
 def _lenient_pass(

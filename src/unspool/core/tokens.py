@@ -16,7 +16,6 @@ from unspool.core import lexicon as lx
 from unspool.core.numbers import number_value
 
 __all__ = [
-    "MESSAGES",
     "NUMBER_END",
     "is_atom",
     "literal_prefix",
@@ -120,13 +119,3 @@ def _refused(tok: str) -> bool:
 
 
 _GROUPED: Final = re.compile(r"-?[0-9][0-9_]*_[0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9_]+)?")
-
-
-MESSAGES: Final = {
-    "python_literal": "read {tok}",
-    "literal_case": "read {tok}",
-    "nan": "read {tok}",
-    "leading_zeros": "read {tok} as a number (leading zeros)",
-    "unquoted_value": "read an unquoted value as a string",
-}
-"""The repair message of each token repair."""

@@ -7,7 +7,9 @@ ends with that turn's ``StreamDone``.  Then the provider's result builder (see
 :mod:`unspool.sources.providers.tool_results`) turns the turn's events into the messages
 to append, and the next turn starts.  The loop stops after a turn without actions, after
 ``max_turns`` turns (a ``Diagnostic(kind="max_turns")`` comes just before that turn's
-``StreamDone``), or after a turn that did not end ``complete`` (truncated, aborted, error).
+``StreamDone``), after a turn with an action left to the page or to an approval
+(:class:`~unspool.events.ActionPending`: ``stopped == "waiting"``; the next request brings
+the answer, see ``Dispatcher.resume``), or after a turn that did not end ``complete`` (truncated, aborted, error).
 A turn the provider paused (``StreamDone(paused)``: Anthropic's ``pause_turn``) is sent back
 as it stands, its provider-run tools included, and the next turn continues it.
 Each turn's ``Usage`` passes through as it comes; ``TurnLoop.usage`` is their sum.
@@ -30,6 +32,7 @@ from typing import Any, Literal
 from unspool.events import (
     ActionComplete,
     ActionInvalid,
+    ActionPending,
     Diagnostic,
     Event,
     StreamDone,
@@ -46,7 +49,7 @@ __all__ = ["ResultBuilder", "Stop", "TurnLoop", "run_turns"]
 ResultBuilder = Callable[[Iterable[Event]], list[dict[str, Any]]]
 """A turn's events -> the messages to append (see ``providers.tool_results``)."""
 
-Stop = Literal["answered", "max_turns", "truncated", "aborted", "error"]
+Stop = Literal["answered", "waiting", "max_turns", "truncated", "aborted", "error"]
 
 
 class TurnLoop:
@@ -97,7 +100,7 @@ class TurnLoop:
             self.turns += 1
             snapshot = list(self.messages)
             events: list[Event] = []
-            acted = False
+            acted = waiting = False
             source = generate(
                 functools.partial(self.call, snapshot),
                 protocol=self.protocol,
@@ -114,8 +117,9 @@ class TurnLoop:
                         acted = True
                     elif isinstance(event, Usage):
                         self.usage = event if self.usage is None else self.usage + event
+                    waiting = waiting or isinstance(event, ActionPending)
                     if isinstance(event, StreamDone):
-                        self.stopped = self._stop(event, acted)
+                        self.stopped = self._stop(event, acted, waiting)
                         if self.stopped == "max_turns":
                             message = (
                                 f"stopped after {self.max_turns} turns: the results of this "
@@ -128,11 +132,15 @@ class TurnLoop:
             if self.stopped in (None, "answered", "max_turns"):
                 self.messages.extend(self.results(events))
 
-    def _stop(self, done: StreamDone, acted: bool) -> Stop | None:
+    def _stop(self, done: StreamDone, acted: bool, waiting: bool) -> Stop | None:
         if done.reason == "paused":  # the provider goes on when the turn is sent back
+            if waiting:
+                return "waiting"
             return "max_turns" if self.turns >= self.max_turns else None
         if done.reason != "complete":
             return done.reason
+        if waiting:
+            return "waiting"
         if not acted:
             return "answered"
         return "max_turns" if self.turns >= self.max_turns else None

@@ -4,7 +4,10 @@ Every format is one row of :data:`FORMATS`: its name, the headers its client nee
 the encoder class (loaded on first use, so ``"ag-ui"`` imports ``ag_ui`` only when asked).
 The encoders are sans-I/O; the loops here own the rules every format shares:
 
-* ``StreamDone`` ends the stream: nothing after it is read;
+* ``StreamDone`` ends the stream: nothing after it is read; with ``turns=True`` (the
+  events of :func:`unspool.run_turns`, one ``StreamDone`` per turn) a ``StreamDone("complete")``
+  followed by more events is a boundary between turns (the AI SDK: ``finish-step`` and
+  ``start-step``; AG-UI: the open message ends) and the last one ends the stream;
 * an exception raised by the event source becomes ``StreamError`` then
   ``StreamDone("error")`` (the format's error ending), never a broken response;
 * a source that stops without ``StreamDone`` is ended as ``StreamDone("aborted")``;
@@ -92,29 +95,48 @@ def encode_sse(
     message_id: str | None = None,
     thread_id: str | None = None,
     run_id: str | None = None,
+    turns: bool = False,
 ) -> Iterator[bytes]:
     """The SSE frames of ``events`` in ``format`` (see :data:`FORMATS`), one ``bytes`` per
     frame, yielded as each event arrives. ``expose_errors`` sends a ``StreamError``'s
     message to the browser (off: a generic text); ``message_id`` names the AI SDK message,
-    ``thread_id`` / ``run_id`` the AG-UI run (fresh ids when not given)."""
+    ``thread_id`` / ``run_id`` the AG-UI run (fresh ids when not given); ``turns``: the
+    events are several turns of a tool loop (see the module docs)."""
     options = EncodeOptions(expose_errors, message_id, thread_id, run_id)
     encoder = make_encoder(format, options)
-    return _encode(events, encoder)
+    return _encode(events, encoder, turns)
 
 
-def _encode(events: Iterable[Event], encoder: FrameEncoder) -> Iterator[bytes]:
+def _held(event: Event, turns: bool) -> bool:
+    """Whether ``event`` may be a boundary between turns rather than the end."""
+    return turns and isinstance(event, StreamDone) and event.reason == "complete"
+
+
+def _encode(events: Iterable[Event], encoder: FrameEncoder, turns: bool = False) -> Iterator[bytes]:
     yield from encoder.open()
     iterator = iter(events)
+    held: StreamDone | None = None
     try:
         while True:
             try:
                 event = next(iterator)
             except StopIteration:
+                if held is not None:
+                    yield from encoder.encode(held)
                 break
             except Exception as exc:
+                if held is not None:
+                    yield from encoder.step(held)
                 for failed in _failure(exc):
                     yield from encoder.encode(failed)
                 break
+            if held is not None:
+                yield from encoder.step(held)
+                held = None
+            if _held(event, turns):
+                assert isinstance(event, StreamDone)
+                held = event
+                continue
             yield from encoder.encode(event)
             if isinstance(event, StreamDone):
                 break
@@ -133,17 +155,18 @@ def aencode_sse(
     message_id: str | None = None,
     thread_id: str | None = None,
     run_id: str | None = None,
+    turns: bool = False,
 ) -> AsyncIterator[bytes]:
     """Async :func:`encode_sse`: ``events`` may be an async iterable, or a sync one
     (read in a worker thread, so a blocking source never stalls the event loop; a list or
     tuple is read inline)."""
     options = EncodeOptions(expose_errors, message_id, thread_id, run_id)
     encoder = make_encoder(format, options)
-    return _aencode(events, encoder)
+    return _aencode(events, encoder, turns)
 
 
 async def _aencode(
-    events: AsyncIterable[Event] | Iterable[Event], encoder: FrameEncoder
+    events: AsyncIterable[Event] | Iterable[Event], encoder: FrameEncoder, turns: bool = False
 ) -> AsyncIterator[bytes]:
     for chunk in encoder.open():
         yield chunk
@@ -154,17 +177,30 @@ async def _aencode(
         iterator = _inline(events)
     else:
         iterator = iterate_in_threadpool(events)
+    held: StreamDone | None = None
     try:
         while True:
             try:
                 event = await anext(iterator)
             except StopAsyncIteration:
+                for chunk in encoder.encode(held) if held is not None else []:
+                    yield chunk
                 break
             except Exception as exc:
+                for chunk in encoder.step(held) if held is not None else []:
+                    yield chunk
                 for failed in _failure(exc):
                     for chunk in encoder.encode(failed):
                         yield chunk
                 break
+            if held is not None:
+                for chunk in encoder.step(held):
+                    yield chunk
+                held = None
+            if _held(event, turns):
+                assert isinstance(event, StreamDone)
+                held = event
+                continue
             for chunk in encoder.encode(event):
                 yield chunk
             if isinstance(event, StreamDone):

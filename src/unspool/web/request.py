@@ -22,19 +22,21 @@ recorded before it accepts an answer or an approval.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import pydantic
 from ag_ui.core import Context, ResumeEntry, RunAgentInput, Tool
 
-from unspool.events import ActionFailed, ActionResult, Event
+from unspool.events import ActionFailed, ActionResult, Event, approval_id
 from unspool.web.conversation import (
     AssistantTurn,
     Instruction,
     RequestToolCall,
+    ToolApproval,
     Turn,
 )
 from unspool.web.errors import BadRequest
@@ -106,14 +108,56 @@ class ChatRequest:
 
     @property
     def tool_calls(self) -> tuple[RequestToolCall, ...]:
-        """Every tool call of the conversation, in order, with the id the page sent."""
-        return tuple(
+        """Every tool call of the conversation, in order, with the id the page sent. An
+        AG-UI call that a ``resume`` entry answers (the interrupt of its approval, see
+        :mod:`unspool.web.formats.ag_ui`) is ``approval-responded``, as in the AI SDK:
+        approved only when resolved with ``{"approved": true}``."""
+        calls = tuple(
             call
             for turn in self.turns
             if isinstance(turn, AssistantTurn)
             for step in turn.steps
             for call in step.calls
         )
+        if not self.resume:
+            return calls
+        entries = {entry.interrupt_id: entry for entry in self.resume}
+        out: list[RequestToolCall] = []
+        for call in calls:
+            entry = entries.get(approval_id(call.id))
+            if entry is not None and not call.answered:
+                payload = entry.payload if isinstance(entry.payload, dict) else {}
+                approved = entry.status == "resolved" and payload.get("approved") is True
+                reason = payload.get("reason")
+                if not isinstance(reason, str):
+                    reason = "cancelled" if entry.status == "cancelled" else None
+                answer = ToolApproval(entry.interrupt_id, approved, reason)
+                call = replace(call, state="approval-responded", approval=answer)
+            out.append(call)
+        return tuple(out)
+
+    @property
+    def stream_id(self) -> str:
+        """A stream id for this request's reply, the same for the same request: pass it to
+        ``run_turns(stream_id=...)`` so that a retried request (the same conversation sent
+        again, as ``regenerate`` or a reload does) gives its actions the same ids, and the
+        ledger replays them instead of running them twice (an answer the page sends makes it
+        another conversation, so another id)."""
+        body = self.body.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # the conversation, not how it was asked for (trigger, a fresh AG-UI run id)
+        what = [self.format, self.chat_id, body.get("messages"), body.get("resume")]
+        text = json.dumps(what, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return "c-" + hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    def to_page(self, outcomes: Iterable[Event]) -> list[Event]:
+        """The outcomes (``Dispatcher.resume``'s) the page does not hold yet: those of the
+        calls the request leaves unanswered (an approved call now run, a denied one), to
+        stream before the reply, so the page shows them on the call (``useChat`` updates
+        the part, an AG-UI client adds the tool message)."""
+        waiting = {call.id for call in self.tool_calls if not call.answered}
+        return [
+            e for e in outcomes if isinstance(e, (ActionResult, ActionFailed)) and e.id in waiting
+        ]
 
     @property
     def pending_calls(self) -> tuple[RequestToolCall, ...]:

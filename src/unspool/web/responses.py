@@ -63,7 +63,8 @@ class EventStreamResponse(StreamingResponse):
     """Stream ``events`` (an async or sync iterable of unspool events) as SSE in ``format``.
 
     ``keepalive``: seconds of silence before a keep-alive comment (``None``: never).
-    ``headers`` are added to the format's own. The other options are
+    ``headers`` are added to the format's own. ``turns=True``: the events are the turns of
+    :func:`unspool.run_turns`, one reply (see :mod:`unspool.web.encode`). The other options are
     :func:`unspool.web.encode_sse`'s. A sync iterable is read in a worker thread.
     Each response runs its own events once: a client's ``Last-Event-ID`` is not read here;
     for resumption use :class:`unspool.web.ResumableStreams`.
@@ -81,6 +82,7 @@ class EventStreamResponse(StreamingResponse):
         run_id: str | None = None,
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
+        turns: bool = False,
     ) -> None:
         if format not in FORMATS:
             raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
@@ -91,6 +93,7 @@ class EventStreamResponse(StreamingResponse):
             message_id=message_id,
             thread_id=thread_id,
             run_id=run_id,
+            turns=turns,
         )
         self._setup(frames, FORMATS[format].all_headers, keepalive, status_code, headers)
 

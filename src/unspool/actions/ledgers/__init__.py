@@ -2,7 +2,9 @@
 
 ``base.py`` holds the semantics (claim with fingerprint, lease and heartbeats,
 finish, replay, waiting for a claim in progress, unknown outcomes, retention) and
-the storage interface a backend implements; each other module is one backend:
+the storage interface a backend implements; ``answers.py`` the answers from outside
+(the page's result for a client action, an approval decision), recorded once on the
+same storage interface; each other module is one backend:
 :class:`MemoryLedger` (one process), :class:`SqliteLedger` (one machine),
 :class:`PostgresLedger` and :class:`RedisLedger` (many machines; imported on first
 access, as they need the extras ``unspool[postgres]`` / ``unspool[redis]``).
@@ -13,6 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from unspool.actions.ledgers.answers import Answer
 from unspool.actions.ledgers.base import Claim, ClaimStatus, Ledger, LedgerError, Record
 from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.ledgers.sqlite import SqliteLedger
@@ -40,6 +43,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Answer",
     "Claim",
     "ClaimStatus",
     "Ledger",

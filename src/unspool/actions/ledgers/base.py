@@ -46,6 +46,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from unspool.actions.ledgers.answers import Answers
 from unspool.actions.ledgers.codec import Unstorable, dump_json, jsonable
 
 __all__ = ["Claim", "ClaimStatus", "Ledger", "LedgerError", "Record"]
@@ -113,7 +114,7 @@ class _Pause:
 _Op = _Call | _Pause
 
 
-class Ledger(ABC):
+class Ledger(Answers, ABC):
     """Base of every ledger: the claim protocol over the storage interface.
 
     ``lease`` is how long a started row stays live without a heartbeat (``None``:

@@ -201,6 +201,11 @@ class RedisLedger(Ledger):
         args = [token, repr(lease_until)]
         return bool(self._script(_RENEW)(keys=[self._key(key)], args=args))
 
+    def settle_answer(self, token: str, row: Record) -> bool:
+        """An answer's row, as ``take_over`` writes it, kept for ``retention`` once finished."""
+        args = [token, "1", self._ttl(row), *_fields(row)]
+        return bool(self._script(_SWAP)(keys=[self._key(row.key)], args=args))
+
     def delete_claim(self, key: str, token: str) -> bool:
         return bool(self._script(_DELETE)(keys=[self._key(key)], args=[token]))
 
@@ -243,6 +248,11 @@ class RedisLedger(Ledger):
     async def arenew_lease(self, key: str, token: str, lease_until: float) -> bool:
         args = [token, repr(lease_until)]
         return bool(await self._ascript(_RENEW)(keys=[self._key(key)], args=args))
+
+    async def asettle_answer(self, token: str, row: Record) -> bool:
+        """Async :meth:`settle_answer`."""
+        args = [token, "1", self._ttl(row), *_fields(row)]
+        return bool(await self._ascript(_SWAP)(keys=[self._key(row.key)], args=args))
 
     async def adelete_claim(self, key: str, token: str) -> bool:
         return bool(await self._ascript(_DELETE)(keys=[self._key(key)], args=[token]))

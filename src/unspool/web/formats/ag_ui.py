@@ -27,6 +27,12 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
 * the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
   data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
   ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
+* an action left to the page (:class:`ActionPending`, ``waiting_for="client"``): its
+  ``TOOL_CALL_*`` events and no result, so the client holds it as a pending frontend tool
+  call; one waiting for an approval: an interrupt (``id`` the ``approval_id``, ``reason``
+  ``"tool_approval"``, ``toolCallId``, ``responseSchema`` :data:`APPROVAL_SCHEMA`) in the
+  ``RUN_FINISHED`` ``outcome``, answered by the next run's ``resume`` entry
+  (``payload`` ``{"approved": bool, "reason"?: str}``; ``"cancelled"`` is a denial);
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
   "aborted" | "paused", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
 """
@@ -44,6 +50,7 @@ from ag_ui.core import (
     ActivitySnapshotEvent,
     BaseEvent,
     CustomEvent,
+    Interrupt,
     ReasoningEndEvent,
     ReasoningMessageContentEvent,
     ReasoningMessageEndEvent,
@@ -51,6 +58,7 @@ from ag_ui.core import (
     ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -70,6 +78,7 @@ from unspool.events import (
     ActionComplete,
     ActionFailed,
     ActionInvalid,
+    ActionPending,
     ActionResult,
     ActionStarted,
     AppData,
@@ -112,6 +121,7 @@ class AgUiEncoder:
         self.open_calls: set[str] = set()
         self.args_sent: set[str] = set()
         self.hosted: dict[str, dict[str, Any]] = {}  # hosted call id -> its activity content
+        self.interrupts: list[Interrupt] = []
         self.error: StreamError | None = None
         self.usage: Usage | None = None
         self.done = False
@@ -224,6 +234,10 @@ class AgUiEncoder:
             result = event.to_dict()["result"]
             content = result if isinstance(result, str) else dumps(result)
             return [self._result(event.id, content)]
+        if isinstance(event, ActionPending):
+            if event.waiting_for == "approval" and event.approval_id is not None:
+                self.interrupts.append(_approval(event))
+            return []  # a client action: the call stays pending, for the page to run
         if isinstance(event, ActionFailed):
             failure = {"error": event.error, "errorType": event.error_type}
             return [self._result(event.id, dumps(failure))]
@@ -283,7 +297,15 @@ class AgUiEncoder:
         }
         if self.usage is not None:
             result["usage"] = {k: v for k, v in self.usage.to_dict().items() if k != "type"}
-        out.append(RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, result=result))
+        outcome = (
+            RunFinishedInterruptOutcome(interrupts=self.interrupts)
+            if self.interrupts and event.reason == "complete"
+            else None
+        )
+        finished = RunFinishedEvent(
+            thread_id=self.thread_id, run_id=self.run_id, result=result, outcome=outcome
+        )
+        out.append(finished)
         return out
 
     def encode(self, event: Event) -> list[bytes]:
@@ -318,5 +340,28 @@ class AgUiEncoder:
             out = self._action(event)
         return self._frames(*out)
 
+    def step(self, done: StreamDone) -> list[bytes]:
+        """Between two turns of one run: the open message ends."""
+        return self._frames(*self._end_text())
+
     def close(self) -> list[bytes]:
         return [] if self.done else self._frames(*self._done(StreamDone("aborted")))
+
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+}
+"""The answer an approval interrupt asks for (a resume entry's ``payload``)."""
+
+
+def _approval(event: ActionPending) -> Interrupt:
+    assert event.approval_id is not None
+    return Interrupt(
+        id=event.approval_id,
+        reason="tool_approval",
+        message=f"Approve {event.name}?",
+        tool_call_id=event.id,
+        response_schema=APPROVAL_SCHEMA,
+    )

@@ -11,6 +11,11 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   ``tool-input-delta`` per raw argument delta, then ``tool-input-available`` for
   :class:`ActionComplete`, the only chunk a client executes; an :class:`ActionInvalid`
   is ``tool-input-error`` (the part ends in state ``output-error``, never executable);
+* an action left to the page (:class:`ActionPending`, ``waiting_for="client"``): nothing more
+  than its ``tool-input-available`` (``useChat``'s ``onToolCall`` runs it, ``addToolOutput``
+  answers it); one waiting for an approval: ``tool-approval-request`` (``approvalId``), which
+  ``addToolApprovalResponse`` answers; a denial (``ActionFailed``, ``error_type="denied"``):
+  ``tool-output-denied``;
 * a dispatcher's :class:`ActionResult` / :class:`ActionFailed`: ``tool-output-available``
   / ``tool-output-error`` on the same call, never ``providerExecuted`` (that flag is for the
   model provider's own tools; ``convertToModelMessages`` would then not send the outcome
@@ -37,8 +42,10 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   not apply leaves the state as it was and is a transient ``data-unspool-diagnostic``
   (``kind`` ``bad_state_delta``);
 * the end: ``finish`` with ``finishReason`` ``stop`` (complete), ``length``
-  (truncated) or ``other`` (paused: the server continues the turn); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
-  upstream). Each is preceded by ``finish-step``, as the AI SDK's own streams do.
+  (truncated) or ``other`` (paused: the server continues the turn); ``abort`` (aborted);
+  ``error`` then ``finish`` with ``error`` (failed upstream). Each is preceded by
+  ``finish-step``, as the AI SDK's own streams do. Between the turns of a tool loop
+  (``turns=True``): ``finish-step`` then ``start-step``.
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from unspool.events import (
     ActionComplete,
     ActionFailed,
     ActionInvalid,
+    ActionPending,
     ActionResult,
     ActionStarted,
     AppData,
@@ -206,6 +214,17 @@ class AiSdkEncoder:
                 "output": event.to_dict()["result"],
             }
             return [_chunk(output)]
+        if isinstance(event, ActionPending):
+            if event.waiting_for != "approval":  # the page runs it: its input is all it needs
+                return []
+            ask = {
+                "type": "tool-approval-request",
+                "approvalId": event.approval_id,
+                "toolCallId": event.id,
+            }
+            return [_chunk(ask)]
+        if isinstance(event, ActionFailed) and event.error_type == "denied":
+            return [_chunk({"type": "tool-output-denied", "toolCallId": event.id})]
         if isinstance(event, ActionFailed):
             failed = {
                 "type": "tool-output-error",
@@ -345,6 +364,10 @@ class AiSdkEncoder:
         if isinstance(event, (HostedToolStarted, HostedToolInput, HostedToolResult)):
             return self._hosted(event)
         return self._action(event)
+
+    def step(self, done: StreamDone) -> list[bytes]:
+        """Between two turns of one reply: one step ends, the next begins."""
+        return [*self._end_part(), _chunk({"type": "finish-step"}), _chunk({"type": "start-step"})]
 
     def close(self) -> list[bytes]:
         return [] if self.done else self._done(StreamDone("aborted"))

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Protocol
 
-from unspool.events import Event, StreamError
+from unspool.events import Event, StreamDone, StreamError
 
 __all__ = ["GENERIC_ERROR", "EncodeOptions", "FrameEncoder", "error_text", "new_id"]
 
@@ -55,6 +55,10 @@ class FrameEncoder(Protocol):
 
     def encode(self, event: Event) -> list[bytes]:
         """The frames of one event (possibly none)."""
+        ...
+
+    def step(self, done: StreamDone) -> list[bytes]:
+        """The frames between two turns of one reply (``done``: the first one's end)."""
         ...
 
     def close(self) -> list[bytes]:

@@ -38,6 +38,12 @@ class UnspoolEncoder:
         self.seq += 1
         return [frame(dumps(event.to_dict()), event=event.type, id=self.seq)]
 
+    def step(self, done: StreamDone) -> list[bytes]:
+        """Between two turns: the turn's ``StreamDone``, as every event."""
+        frames = self.encode(done)
+        self.done = False  # the stream goes on
+        return frames
+
     def close(self) -> list[bytes]:
         if self.done:
             return []

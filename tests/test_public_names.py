@@ -1,0 +1,60 @@
+"""Names that appear in several places are derived from their tables or checked against
+them: the tool formats, the web formats, the package root's lazy names."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+from typing import get_args
+
+import unspool
+from unspool.actions.registry import ToolFormat
+from unspool.actions.tool_formats import TOOL_FORMATS
+from unspool.web.encode import FORMATS, FormatName
+
+ROOT = Path(unspool.__file__).resolve().parent
+
+
+def test_the_tool_format_names_are_the_table_rows() -> None:
+    assert set(get_args(ToolFormat)) == set(TOOL_FORMATS)
+
+
+def test_the_web_format_names_are_the_table_rows() -> None:
+    assert set(get_args(FormatName)) == set(FORMATS)
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """The names the package root imports under ``if TYPE_CHECKING:`` (for type checkers)."""
+    tree = ast.parse((ROOT / "__init__.py").read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                    for alias in stmt.names:
+                        found[alias.asname or alias.name] = stmt.module
+    return found
+
+
+def test_the_lazy_names_agree_everywhere() -> None:
+    """Each lazy top-level name: in ``__all__``, imported for type checkers from the same
+    module, and that module's own public name."""
+    lazy: dict[str, str] = unspool._LAZY
+    assert _type_checking_imports() == lazy
+    assert set(lazy) <= set(unspool.__all__)
+    for name, module in lazy.items():
+        mod = importlib.import_module(module)
+        assert name in mod.__all__, (name, module)
+        assert getattr(unspool, name) is getattr(mod, name)
+
+
+def test_all_holds_public_names_only() -> None:
+    """No ``_name`` in any module's ``__all__`` (the package root's ``__version__`` aside)."""
+    for path in sorted(ROOT.rglob("*.py")):
+        module = ".".join(("unspool", *path.relative_to(ROOT).with_suffix("").parts))
+        module = module.removesuffix(".__init__")
+        names = getattr(importlib.import_module(module), "__all__", [])
+        private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+        assert not private, (module, private)
+    assert len(unspool.__all__) == len(set(unspool.__all__))
