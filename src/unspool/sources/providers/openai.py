@@ -112,7 +112,10 @@ class OpenAIDecoder(ProviderDecoder):
             if item.data.strip() == "[DONE]" and not self.closed:
                 return self._chat.done_marker()
         elif not self.merger.closed:
-            fast = self._chat.fast(item)  # a piece of text or of a call's arguments
+            try:
+                fast = self._chat.fast(item)  # a piece of text or of a call's arguments
+            except Exception:  # a shape it did not foresee: the general reader reports it
+                fast = None
             if fast is not None:
                 return fast
         return super().feed(item)
