@@ -51,6 +51,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.extras import needs_extra
 from unspool.jsonsafe import to_jsonable
@@ -216,6 +217,7 @@ __all__ = [
     "TextDelta",
     "ToolCallAssembler",
     "TurnLoop",
+    "Usage",
     "Validation",
     "ValueEnd",
     "ValueStart",

@@ -290,6 +290,10 @@ class BedrockDecoder(ProviderDecoder):
             )
         return events
 
+    def _metadata(self, body: Any) -> list[Event]:
+        """``metadata``: its ``usage`` is reported at the end (``metrics`` is timing)."""
+        return self.usage("bedrock", get(body, "usage"))
+
     def _ignore(self, body: Any) -> list[Event]:
         return []
 
@@ -318,7 +322,7 @@ _HANDLERS: dict[str, Callable[[BedrockDecoder, Any], list[Event]]] = {
     "contentBlockDelta": BedrockDecoder._block_delta,
     "contentBlockStop": BedrockDecoder._block_stop,
     "messageStop": BedrockDecoder._message_stop,
-    "metadata": BedrockDecoder._ignore,
+    "metadata": BedrockDecoder._metadata,
 }
 
 BEDROCK_EVENT_TYPES = frozenset(_HANDLERS)

@@ -174,6 +174,7 @@ class GeminiDecoder(ProviderDecoder):
                     events.extend(self.merger.note("ignored_choice", message))
                 continue
             events.extend(self._candidate(candidate))
+        events.extend(self.usage("gemini", field(event, "usage_metadata")))
         blocked = _name(field(field(event, "prompt_feedback"), "block_reason"))
         if blocked:
             self.set_reason("length")

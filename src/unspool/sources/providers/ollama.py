@@ -30,6 +30,16 @@ from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["OllamaDecoder", "from_ollama", "recognise"]
 
+_COUNTS = (
+    "prompt_eval_count",
+    "eval_count",
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
+"""The counts and timings of Ollama's last chunk: its usage record."""
+
 
 def recognise(item: Any) -> bool:
     """Whether ``item`` is an Ollama chat chunk (it has ``message`` and ``done``) or a
@@ -84,6 +94,9 @@ class OllamaDecoder(ProviderDecoder):
         for call in calls:
             events.extend(self._tool_call(call))
         if get(event, "done") is True:
+            counts = {name: get(event, name) for name in _COUNTS}
+            if any(value is not None for value in counts.values()):
+                events.extend(self.usage("ollama", counts))
             events.extend(self._done(get(event, "done_reason")))
         return events
 
