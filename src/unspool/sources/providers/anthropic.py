@@ -47,19 +47,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import (
-    AsyncIterable,
-    AsyncIterator,
     Callable,
     Hashable,
-    Iterable,
-    Iterator,
     Mapping,
 )
-from typing import Any, overload
+from typing import Any
 
 from unspool.events import Citation, Event, FinishReason
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_int, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -382,41 +378,11 @@ def recognise(item: Any) -> bool:
     return get_str(item, "type") in ANTHROPIC_EVENT_TYPES
 
 
-@overload
-def from_anthropic(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_anthropic(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_anthropic(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_anthropic = entry_point(
+    "anthropic",
+    AnthropicDecoder,
     """Events of an Anthropic Messages stream: a sync iterator for a sync stream
     (``Stream``, ``MessageStream``, a list of events), an async iterator for an async
     one (``AsyncStream``, ``AsyncMessageStream``).  Options as in
-    :func:`unspool.from_openai`."""
-    decoder = AnthropicDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    :func:`unspool.from_openai`.""",
+)

@@ -18,12 +18,11 @@ stream order:
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, overload
+from typing import Any
 
 from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -142,40 +141,10 @@ class OllamaDecoder(ProviderDecoder):
         return events
 
 
-@overload
-def from_ollama(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_ollama(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_ollama(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_ollama = entry_point(
+    "ollama",
+    OllamaDecoder,
     """Events of an Ollama chat stream: a sync iterator for ``Client.chat(stream=True)``,
     an async one for ``AsyncClient.chat(stream=True)``.  Options as in
-    :func:`unspool.from_openai`."""
-    decoder = OllamaDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    :func:`unspool.from_openai`.""",
+)

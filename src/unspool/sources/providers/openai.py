@@ -36,12 +36,12 @@ never raises and ends with ``StreamDone``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, overload
+from collections.abc import AsyncIterable, Iterable
+from typing import Any
 
 from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -150,39 +150,24 @@ class OpenAIDecoder(ProviderDecoder):
         return self.unknown(kind, event)
 
 
-@overload
-def from_openai(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
+def _no_loop() -> bool:
+    """No event loop runs in this thread: a stream that iterates both ways (LiteLLM's
+    ``CustomStreamWrapper``) is read sync here, async under a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
 
 
-@overload
-def from_openai(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
+def _read_async(stream: Any) -> bool:
+    """An async stream is read async, unless it also iterates sync and no loop runs."""
+    return isinstance(stream, AsyncIterable) and not (isinstance(stream, Iterable) and _no_loop())
 
 
-def from_openai(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_openai = entry_point(
+    "openai",
+    OpenAIDecoder,
     """Events of an OpenAI stream: a sync iterator for a sync stream (``Stream``,
     a list of chunks), an async iterator for an async one (``AsyncStream``); a stream
     that iterates both ways (LiteLLM's ``litellm.completion(..., stream=True)``) is read
@@ -192,20 +177,6 @@ def from_openai(
     ``"interleaved"``, ``"tags"`` or a parser instance); ``registry`` validates
     actions; ``lenient`` accepts repairable tool-argument JSON.  The stream is
     closed when the iteration ends, however it ends; an upstream error becomes
-    ``StreamError`` then ``StreamDone(reason="error")``."""
-    decoder = OpenAIDecoder(
-        text_parser, stream_id=stream_id, registry=registry, choice=choice, lenient=lenient
-    )
-    if isinstance(stream, AsyncIterable) and not (isinstance(stream, Iterable) and _no_loop()):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
-
-
-def _no_loop() -> bool:
-    """No event loop runs in this thread: a stream that iterates both ways (LiteLLM's
-    ``CustomStreamWrapper``) is read sync here, async under a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return True
-    return False
+    ``StreamError`` then ``StreamDone(reason="error")``.""",
+    read_async=_read_async,
+)
