@@ -17,6 +17,11 @@ against the helper's own accumulator (``ChatCompletionStreamState.handle_chunk``
 Anthropic's ``accumulate_event`` + ``build_events``, which ``MessageStream``
 calls per event).
 
+A third, ``per delta``, takes a text-only reply (4-character deltas) and a tool call's
+4-byte argument deltas as the SDK's own chunk objects and prints the microseconds
+``from_openai`` spends per delta beside the SDK's ``ChatCompletionStreamState`` (the
+accumulator behind ``chat.completions.stream()``) on the same objects, and their ratio.
+
 Run: ``PYTHONPATH=src .venv/bin/python bench/bench_providers.py [--sizes 4 32 128]``.
 Prints seconds (best of ``--repeat``; one run of the helpers above 32 KB) and
 the helper/unspool ratios.
@@ -180,6 +185,37 @@ def bench_anthropic(server: ReplayServer, kb: int, repeat: int) -> Timings:
     return e2e, (best(ours_decoded, repeat), best(helper_decoded, helper_repeat(kb, repeat)))
 
 
+def per_delta(repeat: int) -> list[tuple[str, int, float, float]]:
+    """``(kind, deltas, unspool µs/delta, SDK accumulator µs/delta)`` on the SDK's objects."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletionChunk
+
+    text = "Bonjour à tous, voici un texte naïf: 東京 🎉. " * 100
+    streams = {
+        "text": chat_chunks([Text(pieces(text))], "stop"),
+        "tool args": chat_chunks(
+            [Call("write_file", "call_1", pieces(arguments(4)))], "tool_calls"
+        ),
+    }
+    rows = []
+    for kind, chunks in streams.items():
+        objs = [construct_type(type_=ChatCompletionChunk, value=c) for c in chunks]
+        deltas = len(objs) - 2  # the first (role) and the last (finish) chunks aside
+
+        def ours(objs: list[object] = objs) -> None:
+            for _ in from_openai(objs):
+                continue
+
+        def sdk(objs: list[object] = objs) -> None:
+            state: ChatCompletionStreamState[None] = ChatCompletionStreamState()
+            for obj in objs:
+                state.handle_chunk(obj)  # type: ignore[arg-type]
+
+        ours_s, sdk_s = best(ours, repeat), best(sdk, repeat)
+        rows.append((kind, deltas, ours_s / deltas * 1e6, sdk_s / deltas * 1e6))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -195,6 +231,12 @@ def main() -> None:
         f"{'provider':<10} {'KB':>4} {'deltas':>7} | {'raw':>7} {'unspool':>8} {'helper':>8}"
         f" {'ratio':>6} | {'unspool':>8} {'helper':>8} {'ratio':>6} {'µs/delta':>9}"
     )
+    print("per delta: the SDK's chunk objects, from_openai vs the SDK's own accumulator")
+    print(f"{'kind':<10} {'deltas':>7} | {'unspool µs':>10} {'SDK µs':>8} {'SDK/unspool':>11}")
+    for kind, deltas, ours_us, sdk_us in per_delta(opts.repeat):
+        print(
+            f"{kind:<10} {deltas:>7} | {ours_us:>10.2f} {sdk_us:>8.2f} {sdk_us / ours_us:>10.1f}x"
+        )
     with ReplayServer() as server:
         benches = {"openai": bench_openai, "anthropic": bench_anthropic}
         for name in opts.providers:

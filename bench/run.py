@@ -31,6 +31,7 @@ SECTIONS: dict[str, str] = {
     "models": "bench.sec_models",
     "providers": "bench.sec_providers",
     "ledgers": "bench.sec_ledgers",
+    "formats": "bench.sec_formats",
 }
 """Section name -> module with ``run(profile) -> dict``."""
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import threading
 from decimal import Decimal
 from typing import Any
 
@@ -9,6 +13,8 @@ import pytest
 
 from core_support import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
+from unspool.core.errors import HOOK_FAILED, REENTRY
+from unspool.core.snapshot import CYCLE
 
 
 def test_a1_utf8_character_split_across_byte_chunks() -> None:
@@ -259,6 +265,156 @@ def test_parse_float_and_parse_int_hooks_follow_json_loads() -> None:
     parser = JsonStream(parse_float=Decimal)
     parser.feed("[1.5, 2.2")
     assert parser.finish() == [Decimal("1.5"), Decimal("2.2")]
+
+
+# (chunks, options, the chunk the hook raises on, the value the parser keeps, its pos)
+RAISING_HOOKS: dict[str, tuple[list[Any], dict[str, Any], int, Any, int]] = {
+    "parse_float in a feed": (["[1, 2.5", ", 3]"], {"events": True}, 1, [1], 11),
+    "parse_int at a chunk's end": (["[12", "3, 4]"], {"events": True}, 1, [], 8),
+    "parse_float at finish": (["[0, 7.5"], {}, 1, [0], 7),
+    "bytes": ([b"[2.5]"], {}, 0, [], 5),
+    "release_items": (["[1, ", "2.5]"], {"events": True, "release_items": True}, 1, [], 8),
+    # lenient: the C machine hands the stream over at the ellipsis, the reference's
+    # machine runs the hook
+    "lenient, handed over": (["[1, ..., 2.5]"], {"lenient": True}, 0, [1], 13),
+}
+
+
+class _HookFailed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("case", sorted(RAISING_HOOKS))
+@pytest.mark.parametrize("raised", [_HookFailed, ValueError, ZeroDivisionError, StopIteration])
+def test_a_raising_parse_hook_stops_the_parser_for_good(case: str, raised: type) -> None:
+    """Issue 22: after a hook raised, the C machine raised RuntimeError on every call
+    while the reference leaked a bare StopIteration, then finish() returned a value as
+    if the document had ended, at another pos.  Now the hook's own exception goes to
+    the caller, and every later feed or finish raises RuntimeError(HOOK_FAILED), pos
+    unchanged, the value and events read still."""
+    chunks, options, failing, kept, pos = RAISING_HOOKS[case]
+    error = raised("hook refused")
+
+    if raised is ValueError and case.startswith("parse_int"):
+        pytest.skip("parse_int's ValueError is a MalformedJSON, as json.loads reads it")
+
+    def hook(text: str) -> Any:
+        if text in ("2.5", "123", "7.5"):
+            raise error
+        return float(text) if "." in text else int(text)
+
+    parser = JsonStream(parse_float=hook, parse_int=hook, **options)
+    for chunk in chunks[:failing]:
+        parser.feed(chunk)
+    with pytest.raises(raised) as caught:
+        for chunk in chunks[failing:]:
+            parser.feed(chunk)
+        parser.finish()
+    assert caught.value is error
+    assert parser.pos == pos
+    for call in (lambda: parser.feed(chunks[0][:1]), parser.finish, parser.finish):
+        with pytest.raises(RuntimeError, match=f"^{HOOK_FAILED}$"):
+            call()
+        assert parser.pos == pos
+    if options.get("events"):
+        with pytest.raises(RuntimeError, match=f"^{HOOK_FAILED}$"):
+            parser.feed_events("]")
+        assert isinstance(parser.take_events(), list)
+    assert_same(detach(parser.value), kept)
+    assert_same(parser.snapshot(), kept)
+    assert parser.repair_count == len(parser.repairs)
+
+
+def test_a_hook_raising_malformed_json_is_the_parsers_error() -> None:
+    def hook(text: str) -> Any:
+        raise MalformedJSON("no floats here", 99)
+
+    parser = JsonStream(parse_float=hook)
+    parser.feed("[1, ")
+    with pytest.raises(MalformedJSON, match="no floats here") as caught:
+        parser.feed("2.5]")
+    for call in (lambda: parser.feed("1"), parser.finish):
+        with pytest.raises(MalformedJSON) as again:
+            call()
+        assert again.value is caught.value
+
+
+_CYCLE_CHILD = r"""
+import os, resource, sys
+if os.environ.get("UNSPOOL_SANITIZED") != "1":  # (ASan maps more than this up front)
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))  # the old code copied forever
+from unspool import JsonStream, MalformedJSON, UNSET
+from unspool.core import machines
+machines.select(sys.argv[1])
+parser = JsonStream()
+live = parser.feed('{"a": [1, {"b": 2}], "c": [')
+shared = [3]
+live["d"] = [shared, shared]  # held twice side by side: copied twice
+assert parser.snapshot() == {"a": [1, {"b": 2}], "c": [], "d": [[3], [3]]}
+live["a"][1]["me"] = live  # a cycle through the live value
+try:
+    parser.snapshot()
+except ValueError as exc:
+    print(type(exc).__name__, exc)
+parser.feed("4]")  # the parser itself goes on
+try:
+    parser.feed("}}")
+except MalformedJSON as exc:
+    print(exc.msg, exc.pos, exc.partial is UNSET)  # no copy for the error either
+"""
+
+
+def test_a_cycle_added_to_the_live_value_makes_snapshot_raise(machine: str) -> None:
+    """Issue 22: snapshot() never returned once the caller put the live value inside
+    itself; it raises ValueError on both machines (in a child, so the old endless copy
+    hits a memory limit instead of the test machine)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CYCLE_CHILD, machine],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        f"ValueError {CYCLE}",
+        "Extra data after the JSON value 30 True",
+    ]
+
+
+def test_a_parser_used_by_two_threads_at_once_refuses_the_second() -> None:
+    """Issue 22: the reference refused some concurrent feeds (its generator's own
+    "already executing") where the C machine refused none.  Both refuse a call made
+    while the parser runs in another thread (here inside a parse hook, where both let
+    other threads run) with the same clear error, before anything changes."""
+    entered, release = threading.Event(), threading.Event()
+
+    def hook(text: str) -> float:
+        entered.set()
+        release.wait(30)
+        return float(text)
+
+    parser = JsonStream(events=True, parse_float=hook)
+    parser.feed("[0, ")
+    first = threading.Thread(target=parser.feed, args=("1.5, ",))
+    first.start()
+    try:
+        assert entered.wait(30)
+        refused = []
+        for call in (lambda: parser.feed("2"), parser.finish, lambda: parser.feed_events("2")):
+            with pytest.raises(ValueError) as caught:
+                call()
+            refused.append(str(caught.value))
+        pos = parser.pos
+    finally:
+        release.set()
+        first.join(30)
+    assert refused == [REENTRY] * 3
+    assert pos == 9  # the running feed's characters only
+    assert parser.feed("2]") == [0, 1.5, 2]
+    assert parser.finish() == [0, 1.5, 2] and parser.pos == 11
 
 
 def test_utf8_bom_is_skipped_in_bytes_mode_only() -> None:

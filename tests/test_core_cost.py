@@ -254,6 +254,79 @@ def test_each_lenient_repair_costs_linear_time(name: str) -> None:
     _assert_run_linear(lambda n: _chunked(make(n), 8, lenient=True), 20_000)
 
 
+def test_deep_nesting_costs_linear_time_with_path_events() -> None:
+    """Issue 22: each ValueStart / ValueEnd copied its whole path, so 4x the depth (and
+    the input) took 12x (reference) to 18x (C) the time here.  32 arrays nested
+    ``depth`` deep, in 4 KB chunks, the events dropped as they come (a path is built
+    only when it is read); release_items lets each closed one go, so the measurement
+    is not of the caches holding ever more of the value."""
+
+    def make_run(depth: int) -> Callable[[], Any]:
+        nest = "[" * depth + "]" * depth
+        doc = "[" + ",".join([nest] * 32) + "]"
+        chunks = [doc[i : i + 4096] for i in range(0, len(doc), 4096)]
+
+        def run() -> Any:
+            parser = JsonStream(events=True, max_depth=depth + 1, release_items=True)
+            count = 0
+            for chunk in chunks:
+                count += len(parser.feed_events(chunk))
+            assert count == 2 + 32 * 2 * depth
+            return parser.finish()
+
+        return run
+
+    parser = JsonStream(events=True, max_depth=2000)
+    events = parser.feed_events("[" + "[" * 1000 + "]" * 1000 + "]")
+    assert events[1000].path == (0,) * 1000  # still the whole path, read as a tuple
+    _assert_run_linear(make_run, 1000)
+
+
+_DEEP_CHILD = r"""
+import json, sys
+from unspool import JsonStream
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+doc = "[" + ("[" * 999 + "]" * 999 + ",") * 100  # the issue's 195 KiB input
+with open("/proc/self/clear_refs", "w") as refs:
+    refs.write("5")
+base = status("VmRSS")
+events = JsonStream(events=True).feed_events(doc)  # every event kept
+peak = status("VmHWM") - base
+deepest = events[999].path
+ok = len(events) == 199_801 and deepest == (0,) * 999 and type(deepest) is tuple
+print(json.dumps({"peak": peak, "ok": ok}))
+"""
+
+
+def test_deep_path_events_take_little_memory() -> None:
+    """Issue 22: the 195 KiB input's 199,801 events held 99.9 M path entries (432 MiB);
+    with paths linked to their parent's they hold a few words each."""
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.skip("peak-RSS measurement needs Linux /proc/self/clear_refs")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    env.pop("UNSPOOL_PURE", None)
+    if machines.selected() == "python":  # the child runs this module's machine
+        env["UNSPOOL_PURE"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", _DEEP_CHILD],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["ok"] is True
+    assert report["peak"] < 64_000_000, f"peak {report['peak'] / 1e6:.1f} MB for 195 KiB"
+
+
 # ------------------------------------------------------------------------------ memory
 #
 # Peak memory is measured as the peak RSS of a child process (Linux: the high-water

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 import pytest
@@ -16,7 +18,7 @@ from core_support import (
     node_at,
     one_by_one,
 )
-from unspool import JsonStream, StringDelta, ValueEnd, ValueStart
+from unspool import JsonStream, Repair, StringDelta, ValueEnd, ValueStart
 from unspool.core.path_events import PathEvent
 
 VS, SD, VE = ValueStart, StringDelta, ValueEnd
@@ -133,8 +135,14 @@ def _plans(text: str) -> list[list[Any]]:
     return plans
 
 
+def _public(event: PathEvent) -> type:
+    """The event's public type (an event of a path deeper than PATH_FLAT keys is of a
+    private subclass, see path_events)."""
+    return next(t for t in (VS, SD, VE, Repair) if isinstance(event, t))
+
+
 def _assert_events(got: list[PathEvent], expected: list[PathEvent], label: str) -> None:
-    assert [type(e) for e in got] == [type(e) for e in expected], f"{label}: {got!r}"
+    assert [_public(e) for e in got] == [_public(e) for e in expected], f"{label}: {got!r}"
     for index, (g, e) in enumerate(zip(got, expected, strict=True)):
         assert g[0] == e[0], f"{label}: event {index} path/kind {g!r} != {e!r}"
         assert_same(g[1], e[1], f"{label}: event {index} {g!r}")
@@ -243,3 +251,64 @@ def test_feed_events_needs_events_on() -> None:
         parser.feed_events("[1]")
     with pytest.raises(ValueError, match="events=True"):
         parser.finish_events()
+
+
+# ------------------------------------------------------------------ deep paths (issue 22)
+
+
+def _expected_events(value: Any, path: tuple[Any, ...] = ()) -> list[PathEvent]:
+    """The events of a complete document, by walking its value (deltas merged)."""
+    kinds = {dict: "object", list: "array", str: "string", bool: "bool", type(None): "null"}
+    out: list[PathEvent] = [VS(path, kinds.get(type(value), "number"))]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _expected_events(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _expected_events(v, (*path, i))
+    elif isinstance(value, str) and value:
+        out.append(SD(path, value))
+    return [*out, VE(path, value)]
+
+
+def _deep_doc(depth: int) -> str:
+    """Objects and arrays by turns, a string, a number and a literal at every level."""
+    doc = '"bottom"'
+    for level in reversed(range(depth)):
+        if level % 2:
+            doc = f'{{"s{level}": "text at {level}", "n": {level}, "in": {doc}, "t": true}}'
+        else:
+            doc = f'["at {level}", {doc}, {level}.5, null]'
+    return doc
+
+
+@pytest.mark.parametrize("depth", [3, 31, 32, 33, 70])
+def test_deep_paths_read_as_the_tuples_they_stand_for(depth: int) -> None:
+    """Past PATH_FLAT keys a path is held as a link to its parent's (so an event costs
+    O(1), not O(depth)); every way of reading an event still sees the tuple."""
+    doc = _deep_doc(depth)
+    expected = _expected_events(json.loads(doc))
+    for chunks in ([doc], chunks_at(doc, [len(doc) // 3, len(doc) // 2]), one_by_one(doc)):
+        _, events = events_of(chunks)
+        got = merge_deltas(events)
+        assert got == expected
+        hashable = [k for k, e in enumerate(expected) if type(e) is not VE]
+        assert [hash(got[k]) for k in hashable] == [hash(expected[k]) for k in hashable]
+        assert [repr(e) for e in got] == [repr(e) for e in expected]
+        assert json.dumps(got) == json.dumps(expected)
+    # lenient mode: the C machine hands the stream over at the repair, paths and all
+    # (an ellipsis is a repair the C machine leaves to the reference)
+    lenient = doc.replace('"bottom"', "'bottom'").replace(', "t": true}', ", t: true,}")
+    lenient = lenient.replace(", null]", ", null, ...]")
+    for chunks in ([lenient], one_by_one(lenient)):
+        parser = JsonStream(events=True, lenient=True)
+        events = [e for c in chunks for e in parser.feed_events(c)] + parser.finish_events()
+        assert [e for e in merge_deltas(events) if type(e) is not Repair] == expected
+    deepest = max(got, key=lambda e: len(e.path))
+    assert isinstance(deepest, (VS, VE, SD))
+    assert type(deepest.path) is tuple and len(deepest.path) == depth
+    path, _ = deepest  # unpacking, indexing, copying and pickling see the tuple as well
+    assert path == deepest[0] == deepest.path and type(path) is tuple
+    assert pickle.loads(pickle.dumps(deepest)) == deepest == copy.deepcopy(deepest)
+    assert deepest._asdict()["path"] == path and deepest._replace().path == path
+    assert deepest in {type(deepest)(path, deepest[1])}

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core_support import assert_same, chunks_at, detach, one_by_one
-from unspool import UNSET, JsonStream, PathEvent, ValueEnd
+from unspool import UNSET, JsonStream, PathEvent, Repair, ValueEnd
 from unspool.core import machines
+from unspool.core.jsonstream import REPAIRS_KEPT
 
 DOCS = [
     "[]",
@@ -104,6 +106,41 @@ def test_lenient_and_release_items_together() -> None:
     ends = [(e.path, e.value) for e in events if type(e) is ValueEnd]
     assert ends == [((0,), 1), ((1,), 2), ((2,), "x"), ((), [])]
     assert [r.kind for r in parser.repairs] == ["missing_comma", "single_quotes", "trailing_comma"]
+
+
+def test_lenient_repairs_keep_a_bounded_window_and_a_count() -> None:
+    """Issue 22: every repaired item added a Repair to ``repairs`` for good (+52 MB per
+    100,000 items); with release_items the list keeps the last REPAIRS_KEPT."""
+    parser = JsonStream(events=True, release_items=True, lenient=True)
+    parser.feed_events("[")
+    repaired = 0
+    sizes = []
+    tracemalloc.start()
+    try:
+        for i in range(5 * REPAIRS_KEPT):
+            out = parser.feed_events(f"{{'n': {i},}},")  # single quotes and a trailing comma
+            repaired += sum(type(e) is Repair for e in out)
+            if i % REPAIRS_KEPT == REPAIRS_KEPT - 1:
+                sizes.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    assert repaired == 2 * 5 * REPAIRS_KEPT  # the events still carry every repair
+    assert parser.repair_count == repaired
+    assert len(parser.repairs) == REPAIRS_KEPT
+    last = parser.repairs[-1]
+    assert (last.kind, parser.repairs[-2].kind) == ("trailing_comma", "single_quotes")
+    assert last.pos == parser.pos - 2  # the newest repair is kept, in stream order
+    assert [r.pos for r in parser.repairs] == sorted(r.pos for r in parser.repairs)
+    # memory stays flat once the window is full (it grew ~500 bytes per repair before)
+    assert max(sizes[1:]) - sizes[1] < 64_000, sizes
+    assert parser.finish() == []
+
+
+def test_without_release_items_every_repair_is_kept() -> None:
+    parser = JsonStream(lenient=True)
+    parser.feed("[" + "'x'," * (REPAIRS_KEPT + 5) + "]")
+    assert len(parser.repairs) == parser.repair_count == REPAIRS_KEPT + 6
+    assert JsonStream().repair_count == 0
 
 
 @given(

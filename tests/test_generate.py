@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from replay import ReplayServer, Reply, acollect, frozen, load
-from replay.expected import ANTHROPIC_TOOLS, CHAT_TEXT, CHAT_TOOLS, EXPECTED
+from replay.expected import ANTHROPIC_STARTED, ANTHROPIC_TOOLS, CHAT_TEXT, CHAT_TOOLS, EXPECTED
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.registry import ActionRegistry
 from unspool.events import (
@@ -206,7 +206,7 @@ async def test_connection_dropped_anthropic(fresh: ReplayServer) -> None:
     error = await sdk_error(fresh, reply, call)
     fresh.play(reply)
     events = await acollect(generate(call, stream_id="stream"))
-    assert events == [*ANTHROPIC_TOOLS[:9], error, StreamDone("error", 1, 0, 28)]
+    assert events == [*ANTHROPIC_TOOLS[:9], error, ANTHROPIC_STARTED, StreamDone("error", 1, 0, 28)]
 
 
 async def test_http_error_before_the_stream(server: ReplayServer) -> None:
@@ -312,9 +312,10 @@ async def test_task_cancel_closes_the_connection(fresh: ReplayServer) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
-    assert events[:-2] == ANTHROPIC_TOOLS[:7]
-    assert events[-2:] == [
+    assert events[:-3] == ANTHROPIC_TOOLS[:7]
+    assert events[-3:] == [
         ActionInvalid("stream:0", 0, "get_weather", "truncated", ABORTED, '{"city": ', "toolu_01A"),
+        ANTHROPIC_STARTED,
         StreamDone("aborted", 0, 1, 28),
     ]
     assert await disconnected(fresh)

@@ -10,6 +10,7 @@ import pytest
 
 from replay import ReplayServer, Reply, acollect, chunkings, collect, load
 from replay.expected import ANTHROPIC_MAX_TOKENS as MAX_TOKENS
+from replay.expected import ANTHROPIC_STARTED, ANTHROPIC_USAGE
 from replay.expected import ANTHROPIC_TOOLS as TOOLS
 from replay.expected import EXPECTED as ALL
 from unspool.events import (
@@ -117,6 +118,7 @@ def test_tags_protocol_in_text_blocks_shares_the_ids(server: ReplayServer) -> No
         TextDelta(" now."),
         ActionStarted("stream:1", 1, "log", "toolu_9"),
         ActionComplete("stream:1", 1, "log", {"m": "x"}, "toolu_9"),
+        ANTHROPIC_USAGE,
         StreamDone("complete", 2, 0, 13),
     ]
 
@@ -202,7 +204,7 @@ def test_sdk_error_event_over_http(server: ReplayServer) -> None:
     server.play(Reply([body[:cut], error]))
     stream = client(server).messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
     events = collect(from_anthropic(stream, stream_id="stream"))
-    assert events[:-2] == TOOLS[:5]
-    assert events[-1] == StreamDone("error", 0, 0, 28)
-    assert events[-2].error_type == "APIStatusError"  # type: ignore[union-attr]
-    assert "overloaded_error" in events[-2].message  # type: ignore[union-attr]
+    assert events[:-3] == TOOLS[:5]
+    assert events[-2:] == [ANTHROPIC_STARTED, StreamDone("error", 0, 0, 28)]
+    assert events[-3].error_type == "APIStatusError"  # type: ignore[union-attr]
+    assert "overloaded_error" in events[-3].message  # type: ignore[union-attr]

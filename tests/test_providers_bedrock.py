@@ -28,6 +28,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.sources.providers.bedrock import BedrockDecoder as _BedrockDecoder
 from unspool.sources.providers.bedrock import bedrock_stream
@@ -35,6 +36,8 @@ from unspool.sources.providers.bedrock import from_bedrock as _from_bedrock
 
 MESSAGES = [{"role": "user", "content": [{"text": "weather?"}]}]
 CUT = ({"message": "the stream was cut off inside this tool call"},)
+USAGE = Usage(30, 12, 42, raw={"inputTokens": 30, "outputTokens": 12, "totalTokens": 42})
+"""What ``converse_events``' ``metadata`` event counts."""
 
 
 def from_bedrock(stream: Any, **options: Any) -> Any:
@@ -97,6 +100,7 @@ TOOLS = [
     ActionArgsDelta("stream:1", 1, {"city": "東京"}, '{"city": "東京",'),
     ActionArgsDelta("stream:1", 1, F2, ' "days": [1, 2]}'),
     ActionComplete("stream:1", 1, "get_forecast", F2, "tooluse_B2"),
+    USAGE,
     StreamDone("complete", 2, 0, 26),
 ]
 
@@ -140,8 +144,9 @@ def test_max_tokens_inside_a_tool_call_is_truncation(server: ReplayServer) -> No
     )
     events = collect(from_bedrock(converse(server, cuts(body)["inside-utf8"])))
     raw = '{"path": "b.txt", "content": "Once upön'
-    assert events[-2:] == [
+    assert events[-3:] == [
         ActionInvalid("stream:0", 0, "write_file", "truncated", CUT, raw, "tooluse_C3"),
+        USAGE,
         StreamDone("truncated", 0, 1, 17),
     ]
 
@@ -152,6 +157,7 @@ def test_filters_are_reported_and_truncate(server: ReplayServer, reason: str) ->
     assert collect(from_bedrock(converse(server, [body]))) == [
         TextDelta("Once upon"),
         Diagnostic("content_filter", f"Bedrock stopped the output: {reason}", text=reason),
+        USAGE,
         StreamDone("truncated", 0, 0, 9),
     ]
 
@@ -168,11 +174,12 @@ def test_malformed_output_is_reported_and_an_open_call_never_completes(
     )
     events = collect(from_bedrock(converse(server, [body])))
     message = f"Bedrock could not use the model's output: {reason}"
-    assert events[-3:] == [
+    assert events[-4:] == [
         Diagnostic("malformed_output", message, text=reason),
         ActionInvalid(
             "stream:0", 0, "write_file", "truncated", CUT, '{"path": "a.txt"', "tooluse_M1"
         ),
+        USAGE,
         StreamDone("truncated", 0, 1, 7),
     ]
 
@@ -266,5 +273,6 @@ async def test_an_async_stream_of_events() -> None:
 
     assert await acollect(from_bedrock(events())) == [
         TextDelta("Hé"),
+        USAGE,
         StreamDone("complete", 0, 0, 2),
     ]

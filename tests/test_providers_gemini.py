@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hypothesis_profiles import examples
 from replay import ReplayServer, Reply, acollect, chunkings, collect
-from replay.gemini_wire import call, chunk, gemini_sse, text, thought
+from replay.gemini_wire import COUNTED, call, chunk, gemini_sse, text, thought
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -82,6 +82,7 @@ TOOLS = [
     ActionStarted("stream:1", 1, "get_weather"),
     ActionArgsDelta("stream:1", 1, W2, json.dumps(W2, ensure_ascii=False)),
     ActionComplete("stream:1", 1, "get_weather", W2),
+    COUNTED,
     StreamDone("complete", 2, 0, 26),
 ]
 
@@ -180,9 +181,10 @@ def test_vertex_streamed_function_call_arguments(server: ReplayServer, how: str)
     ]
     assert events[0] == TextDelta("Writing.")
     assert events[1] == ActionStarted("stream:0", 0, "write_file")
-    assert events[-3:] == [
+    assert events[-4:] == [
         ActionComplete("stream:0", 0, "write_file", FILE),
         TextDelta(" Done."),
+        COUNTED,
         StreamDone("complete", 1, 0, 14),
     ]
 
@@ -208,8 +210,9 @@ def test_max_tokens_inside_a_streamed_call_is_truncation(server: ReplayServer) -
     stream = gemini.models.generate_content_stream(model=MODEL, contents="x")
     events = collect(from_gemini(stream))
     raw = '{"content":"Once upön'
-    assert events[-2:] == [
+    assert events[-3:] == [
         ActionInvalid("stream:0", 0, "write_file", "truncated", CUT, raw),
+        COUNTED,
         StreamDone("truncated", 0, 1, 0),
     ]
 
@@ -223,6 +226,7 @@ def test_filters_are_reported_and_truncate(server: ReplayServer, reason: str) ->
     assert collect(from_gemini(stream)) == [
         TextDelta("Once upon a time, "),
         Diagnostic("content_filter", f"Gemini stopped the output: {reason}", text=reason),
+        COUNTED,
         StreamDone("truncated", 0, 0, 18),
     ]
 
@@ -243,12 +247,13 @@ def test_blocked_prompt_and_other_endings() -> None:
             ]
         )
     )
-    assert events[-2:] == [
+    assert events[-3:] == [
         Diagnostic(
             "finish_reason",
             "finish reason 'MALFORMED_FUNCTION_CALL': bad call",
             text="MALFORMED_FUNCTION_CALL",
         ),
+        COUNTED,
         StreamDone("complete", 1, 0, 0),
     ]
 
@@ -288,6 +293,7 @@ def test_citations_code_execution_and_other_candidates(server: ReplayServer) -> 
         ),
         TextDelta(" Bye."),
         Citation("citation", url="https://ex.org/a", start=6, end=12, raw=citation.raw),
+        COUNTED,
         StreamDone("complete", 0, 0, 18),
     ]
     # Gemini counts UTF-8 bytes: bytes 7..14 are characters 6..12
@@ -302,7 +308,7 @@ def test_connection_dropped_mid_stream(server: ReplayServer) -> None:
     events = collect(from_gemini(stream))
     assert events[:2] == TOOLS[:2]
     assert isinstance(events[2], StreamError)
-    assert events[3] == StreamDone("error", 0, 0, 0)
+    assert events[3:] == [COUNTED, StreamDone("error", 0, 0, 0)]
 
 
 def test_partial_args_out_of_order_end_the_call_invalid() -> None:
@@ -317,8 +323,8 @@ def test_partial_args_out_of_order_end_the_call_invalid() -> None:
     events += decoder.feed(chunk(call(None), finish="STOP"))
     events += decoder.finish()
     kinds = [type(e).__name__ for e in events]
-    assert kinds[-3:] == ["Diagnostic", "ActionInvalid", "StreamDone"]
-    note, invalid = events[-3], events[-2]
+    assert kinds[-4:] == ["Diagnostic", "ActionInvalid", "Usage", "StreamDone"]
+    note, invalid = events[-4], events[-3]
     assert isinstance(note, Diagnostic) and note.kind == "partial_args"
     assert "after its container was closed" in note.message
     assert isinstance(invalid, ActionInvalid) and invalid.reason == "malformed_json"

@@ -9,7 +9,7 @@ import ollama
 import pytest
 
 from replay import ReplayServer, Reply, acollect, collect, pieces_of
-from replay.ollama_wire import CONTENT_TYPE, line, ndjson, tool_call
+from replay.ollama_wire import CONTENT_TYPE, COUNTED, line, ndjson, tool_call
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -60,6 +60,7 @@ TOOLS = [
     ActionStarted("stream:1", 1, "get_weather"),
     ActionArgsDelta("stream:1", 1, W2, '{"city": "東京 🌸"}'),
     ActionComplete("stream:1", 1, "get_weather", W2),
+    COUNTED,
     StreamDone("complete", 2, 0, 26),
 ]
 
@@ -97,11 +98,13 @@ def test_length_is_truncation_and_other_reasons_are_reported(server: ReplayServe
     stream = ollama.Client(host=server.url).chat(model="m", messages=MESSAGES, stream=True)
     assert collect(from_ollama(stream)) == [
         TextDelta("Once upon a "),
+        COUNTED,
         StreamDone("truncated", 0, 0, 12),
     ]
     events = collect(from_ollama([line(done_reason="unload")]))
     assert events == [
         Diagnostic("done_reason", "done reason 'unload'", text="unload"),
+        COUNTED,
         StreamDone("complete", 0, 0, 0),
     ]
 

@@ -35,6 +35,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.sources.providers import table
 from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
@@ -276,6 +277,7 @@ REFUSAL = [
 def test_an_anthropic_refusal_carries_its_explanation() -> None:
     assert fed(AnthropicDecoder(stream_id="s"), REFUSAL) == [
         RefusalDelta("This request was blocked under the usage policy."),
+        Usage(18, 5, 23, raw={"input_tokens": 18, "output_tokens": 5}),
         StreamDone("complete"),
     ]
 
@@ -287,13 +289,18 @@ def test_an_anthropic_refusal_explanation_through_the_sdk(server: ReplayServer) 
     events = collect(from_anthropic(stream, stream_id="s"))
     assert events == [
         RefusalDelta("This request was blocked under the usage policy."),
+        Usage(18, 5, 23, raw={"input_tokens": 18, "output_tokens": 5}),
         StreamDone("complete"),
     ]
 
 
 def test_a_refusal_without_details_still_marks_the_place() -> None:
     bare = [REFUSAL[0], {"type": "message_delta", "delta": {"stop_reason": "refusal"}}]
-    assert fed(AnthropicDecoder(stream_id="s"), bare) == [RefusalDelta(""), StreamDone("complete")]
+    assert fed(AnthropicDecoder(stream_id="s"), bare) == [
+        RefusalDelta(""),
+        Usage(18, 1, 19, raw={"input_tokens": 18, "output_tokens": 1}),  # message_start's
+        StreamDone("complete"),
+    ]
 
 
 # ------------------------------------------------------------------ Responses API
@@ -461,6 +468,7 @@ GENERATED = [
     ReasoningDelta("."),
     TextDelta("Doux, "),
     TextDelta("vif, curieux."),
+    Usage(None, 9, None, raw={"eval_count": 9}),  # /api/generate sent no prompt count here
     StreamDone("complete", text_chars=19),
 ]
 
@@ -615,6 +623,7 @@ def test_a_compaction_block_is_reported_once_and_a_fallback_names_the_models() -
     assert [e for e in events if not isinstance(e, Diagnostic)] == [
         ReasoningDelta("Hmm"),
         TextDelta("Voilà."),
+        Usage(18, 1, 19, raw={"input_tokens": 18, "output_tokens": 1}),
         StreamDone("complete", text_chars=6),
     ]
     assert events[2] == Diagnostic(

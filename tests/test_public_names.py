@@ -8,6 +8,8 @@ import importlib
 from pathlib import Path
 from typing import get_args
 
+import pytest
+
 import unspool
 from unspool.actions.registry import ToolFormat
 from unspool.actions.tool_formats import TOOL_FORMATS
@@ -58,3 +60,26 @@ def test_all_holds_public_names_only() -> None:
         private = [n for n in names if n.startswith("_") and not n.startswith("__")]
         assert not private, (module, private)
     assert len(unspool.__all__) == len(set(unspool.__all__))
+
+
+def test_the_provider_entry_points_come_from_one_factory() -> None:
+    """from_openai, from_anthropic, ...: the same function made by ``entry_point``, each
+    with its own name and docstring; an option its decoder does not know is a TypeError."""
+    from unspool.sources.entry import entry_point
+    from unspool.sources.provider_decoder import ProviderDecoder
+
+    made = entry_point("x", ProviderDecoder, "doc")
+    names = [n for n in unspool.__all__ if n.startswith("from_")]
+    assert sorted(names) == [
+        "from_anthropic",
+        "from_bedrock",
+        "from_gemini",
+        "from_ollama",
+        "from_openai",
+    ]
+    for name in names:
+        fn = getattr(unspool, name)
+        assert fn.__code__ is made.__code__, name  # type: ignore[attr-defined]
+        assert fn.__name__ == name and fn.__doc__
+        with pytest.raises(TypeError):
+            fn([], colour=1)

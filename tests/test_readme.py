@@ -336,6 +336,7 @@ WHAT_CLI_LINES_PRINT = {
     "| unspool parse": '{"type": "done", "value": {"a": [1, 2], "b": "hi"}, "complete": false}',
     "parse -p tags --pretty": "[done] complete · 1 action: 1 complete, 0 invalid",
     "parse -p plain": '{"type": "text_delta", "text": "Just text, no markup"}',
+    "--format mistral": '"name": "f", "args": {"a": 1}',
     "repair --explain": '{"a": 1, "b": [true]}',
     "--speed 2": "[done]",
     "--sample anthropic": "[done]",
@@ -600,3 +601,52 @@ def chat_turns(example: Example) -> None:
     messages = example.replay.requests[1][2]["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
     assert json.loads(messages[2]["content"]) == {"color": "red"}
+
+
+# the three paths of "Choose your path" ----------------------------------------------------
+
+TABLE = '{"restaurant": "Chez Nous", "people": 2}'
+
+
+@drives("    async for event in loop:  # text as it streams, each action as it completes and runs")
+def provider_path(example: Example) -> None:
+    """Turn 1 calls book_table (run once, into a SQLite ledger); its tool_result goes back
+    in the Anthropic shape; turn 2 answers."""
+    example.play(anthropic_call("book_table", TABLE), anthropic_text("Booked: ", "see you at 8."))
+    example.run()
+    out = example.out.getvalue()
+    assert "[book_table] booked Chez Nous for 2\n" in out
+    assert out.endswith("Booked: see you at 8.\nanswered\n")
+    (_, path, first), (_, _, second) = example.replay.requests
+    assert path == "/v1/messages" and first["tools"][0]["name"] == "book_table"
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "user"]
+    (result,) = second["messages"][2]["content"]
+    assert result["type"] == "tool_result" and result["content"] == "booked Chez Nous for 2"
+
+
+@drives('    chat = read_request(await request.body(), format="ai-sdk")  # a bad body is a 400')
+def chat_ui_path(example: Example) -> None:
+    """useChat's body in, OpenAI called with the system prompt and the conversation, the
+    action run on the server and its output streamed to the page."""
+    example.play(openai_call("add_to_cart", '{"product_id": "kit-42", "quantity": null}'))
+    app = example.run()["app"]
+    found = post_chat(app, use_chat_body("Add the kit to my cart"))
+    assert [f["output"] for f in of_type(found, "tool-output-available")] == ["added 1 x kit-42"]
+    ((_, path, request),) = example.replay.requests
+    assert path == "/v1/chat/completions"
+    assert request["messages"][0] == {"role": "system", "content": "You are the shop's assistant."}
+    assert request["messages"][1]["role"] == "user"
+    assert request["tools"][0]["function"]["strict"] is True
+    with LiveServer(app, lifespan="on") as live:
+        forged = httpx.post(f"{live.url}/api/chat", json={"messages": [{"role": "robot"}]})
+    assert forged.status_code == 400
+
+
+@drives("    print(event.type)  # reasoning_delta, text_delta, action_started, ..., action_result")
+def local_model_path(example: Example) -> None:
+    """The raw text's think block, prose and Hermes tool call: the action runs once."""
+    example.run()
+    types = printed(example)
+    assert types[:2] == ["reasoning_delta", "text_delta"]
+    assert types.count("action_result") == 1 and types[-1] == "stream_done"
+    assert "diagnostic" not in types

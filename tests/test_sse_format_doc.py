@@ -36,6 +36,7 @@ SAMPLES: list[Any] = [
     ev.HostedToolStarted("r/hosted:0", "web_search", "ws_1", "web_search_call", {"server": "s"}),
     ev.HostedToolInput("r/hosted:0", "web_search", {"query": "weather"}),
     ev.HostedToolResult("r/hosted:0", "web_search", {"sources": []}, "none", "web_search_call"),
+    ev.Usage(12, 30, 42, 4, 2, 10, {"prompt_tokens": 12, "cost": 0.0001}),
     ev.Diagnostic("fence", "the fence was not shown", 0, "```json"),
     ev.AppData("weather", {"city": "Lyon", "temp": 21}, "w1", True),
     ev.StateSnapshot({"cart": []}),

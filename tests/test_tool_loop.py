@@ -28,6 +28,7 @@ from replay.gemini_wire import call as gemini_call
 from replay.gemini_wire import chunk, gemini_sse
 from replay.gemini_wire import text as gemini_text
 from replay.ollama_wire import CONTENT_TYPE as NDJSON
+from replay.ollama_wire import COUNTS as OLLAMA_COUNTS
 from replay.ollama_wire import line, ndjson, tool_call
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledger import MemoryLedger
@@ -41,6 +42,7 @@ from unspool.events import (
     Event,
     StreamDone,
     TextDelta,
+    Usage,
 )
 from unspool.sources.providers import tool_results
 from unspool.sources.turns import run_turns
@@ -277,6 +279,19 @@ BUILDERS = {
 }
 
 
+OLLAMA_TWICE = {k: 2 * v for k, v in OLLAMA_COUNTS.items()}
+TWO_TURNS_USAGE = {  # each turn's counts (the wire helpers'), summed by the loop
+    "openai_chat": None,  # these recordings carry no usage
+    "openai_responses": None,
+    "anthropic": Usage(50, 84, 134, raw={"input_tokens": 50, "output_tokens": 84}),
+    "gemini": Usage(
+        24, 14, 38, raw={"promptTokenCount": 24, "candidatesTokenCount": 14, "totalTokenCount": 38}
+    ),
+    "bedrock": Usage(60, 24, 84, raw={"inputTokens": 60, "outputTokens": 24, "totalTokens": 84}),
+    "ollama": Usage(52, 564, 616, raw=OLLAMA_TWICE),
+}
+
+
 @pytest.mark.parametrize("name", list(CASES))
 async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     case = CASES[name]
@@ -296,6 +311,7 @@ async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     events = await acollect(loop)
     assert ran == ["Paris"]  # exactly once; the invalid call never ran
     assert (loop.turns, loop.stopped) == (2, "answered")
+    assert loop.usage == TWO_TURNS_USAGE[name]
     outcomes = [
         e
         for e in events
@@ -313,7 +329,8 @@ async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
         StreamDone("complete", 2, 1, dones[0].text_chars),
         StreamDone("complete", 0, 0, len(ANSWER)),
     ]
-    assert events[-2:] == [TextDelta(ANSWER), dones[-1]]
+    shown = [e for e in events if not isinstance(e, Usage)]  # each provider counts its own
+    assert shown[-2:] == [TextDelta(ANSWER), dones[-1]]
     # the second request carries the results, in the provider's documented shape
     requests = server.requests[before:]
     assert len(requests) == 2
@@ -615,6 +632,7 @@ async def test_abort_closes_each_new_sdk_stream(server: ReplayServer, name: str)
         events.append(event)
         if isinstance(event, TextDelta):
             asyncio.get_running_loop().call_later(0.1, abort.set)
-    assert events == [TextDelta("Hel"), StreamDone("aborted", 0, 0, 3)]
+    shown = [e for e in events if not isinstance(e, Usage)]  # Gemini counts in every chunk
+    assert shown == [TextDelta("Hel"), StreamDone("aborted", 0, 0, 3)]
     assert loop.stopped == "aborted"
     assert await asyncio.to_thread(server.disconnected.wait, 15)

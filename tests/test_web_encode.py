@@ -20,6 +20,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.web import FORMATS, GENERIC_ERROR, aencode_sse, encode_sse
 from unspool.web.sse import comment, dumps, frame
@@ -221,6 +222,47 @@ def test_a_provider_run_tool_in_each_format() -> None:
         "event: hosted_tool_started",
         "event: hosted_tool_result",
     ]
+
+
+RAW_USAGE = {"prompt_tokens": 12, "completion_tokens": 30, "total_tokens": 42, "cost": 0.002}
+COUNTED: list[Event] = [
+    TextDelta("Hi"),
+    Usage(12, 30, 42, 4, None, 10, RAW_USAGE),
+    StreamDone("complete", 0, 0, 2),
+]
+
+
+def test_usage_in_each_format() -> None:
+    """AI SDK message metadata in its own names; AG-UI a CUSTOM event and the run's
+    result; the "unspool" format's ``usage`` frame."""
+    chunks = _data(list(encode_sse(COUNTED, format="ai-sdk", **IDS)))
+    counts = {"inputTokens": 12, "outputTokens": 30, "totalTokens": 42, "cachedInputTokens": 4, "reasoningTokens": 10}  # fmt: skip
+    assert chunks[2:] == [
+        {"type": "text-start", "id": "text-1"},
+        {"type": "text-delta", "id": "text-1", "delta": "Hi"},
+        {
+            "type": "message-metadata",
+            "messageMetadata": {"usage": counts, "providerUsage": RAW_USAGE},
+        },
+        {"type": "text-end", "id": "text-1"},
+        {"type": "finish-step"},
+        {"type": "finish", "finishReason": "stop"},
+        "[DONE]",
+    ]
+
+    frames = list(encode_sse(COUNTED, format="ag-ui", **IDS))
+    adapter: TypeAdapter[Any] = TypeAdapter(AgUiEvent)
+    for raw in frames:
+        adapter.validate_json(raw.decode().removeprefix("data: ").strip())
+    events = _data(frames)
+    whole = COUNTED[1].to_dict()
+    assert events[3] == {"type": "CUSTOM", "name": "unspool.usage", "value": whole}
+    assert [e["type"] for e in events] == ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "CUSTOM", "TEXT_MESSAGE_END", "RUN_FINISHED"]  # fmt: skip
+    del whole["type"]
+    assert events[-1]["result"] == {"reason": "complete", "actionsComplete": 0, "actionsInvalid": 0, "textChars": 2, "usage": whole}  # fmt: skip
+
+    sent = [raw.decode() for raw in encode_sse(COUNTED)]
+    assert sent[1] == frame(dumps(COUNTED[1].to_dict()), event="usage", id=2).decode()
 
 
 def _failing() -> Iterator[Event]:

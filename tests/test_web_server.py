@@ -151,7 +151,9 @@ async def test_past_the_buffer_a_client_is_told_to_start_again() -> None:
     assert len(evicted) == 1 and b'"reason":"evicted"' in evicted[0]
     kept = await _collect(store.frames("k", "16"))
     assert [_frames(f.decode())[0]["id"] for f in kept] == ["17", "18", "19", "20", "21"]
-    for bad_id in ("x", "-1", "22"):
+    # plain ASCII digits only: int() would read "1_7" as 17, " 17" and "+17" as 17, and
+    # "\u0661\u0667" (Arabic-Indic digits) as 17, and the client would skip frames
+    for bad_id in ("x", "-1", "22", "1_7", "+17", " 17", "17 ", "\u0661\u0667", "\u00b9", "0x11"):
         bad = await _collect(store.frames("k", bad_id))
         assert len(bad) == 1 and b'"reason":"bad_id"' in bad[0], bad_id
 

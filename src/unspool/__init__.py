@@ -51,11 +51,14 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.extras import needs_extra
 from unspool.jsonsafe import to_jsonable
 from unspool.protocols.emitter import ActionEmitter, Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat, format_for_model
+from unspool.protocols.model_tags import ModelTagParser, parse_model_tags
 from unspool.protocols.plain import PlainTextParser
 from unspool.protocols.prompts import format_instructions
 from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
@@ -154,6 +157,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "ACTION_TAG",
     "LENIENT_KINDS",
+    "MODEL_FORMATS",
     "TOOL_CALL",
     "UNSET",
     "ActionArgsDelta",
@@ -186,7 +190,9 @@ __all__ = [
     "MalformedJSON",
     "MemoryLedger",
     "MissingOutcome",
+    "ModelFormat",
     "ModelStream",
+    "ModelTagParser",
     "Partial",
     "PartialModel",
     "PathEvent",
@@ -211,6 +217,7 @@ __all__ = [
     "TextDelta",
     "ToolCallAssembler",
     "TurnLoop",
+    "Usage",
     "Validation",
     "ValueEnd",
     "ValueStart",
@@ -227,6 +234,7 @@ __all__ = [
     "encode_sse",
     "find_all_json",
     "find_json",
+    "format_for_model",
     "format_instructions",
     "from_anthropic",
     "from_bedrock",
@@ -243,6 +251,7 @@ __all__ = [
     "openai_chat_results",
     "openai_responses_results",
     "parse_interleaved",
+    "parse_model_tags",
     "parse_partial",
     "parse_tags",
     "read_request",

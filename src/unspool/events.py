@@ -14,6 +14,8 @@ these events, in the order the model wrote things:
 * :class:`HostedToolStarted` -> :class:`HostedToolInput`? -> :class:`HostedToolResult`?:
   a tool the provider runs itself (web search, code execution...), for a UI to show;
   never an action, so nothing runs it again.
+* :class:`Usage`: the tokens the provider counted for the reply (once, just before
+  :class:`StreamDone`, when the provider reported any).
 * :class:`Diagnostic`: something skipped, repaired or ignored, never silent.
 * :class:`StreamError`: the upstream failed; events before it stay valid.
 * :class:`StreamDone`: always last.
@@ -64,6 +66,7 @@ __all__ = [
     "StreamDone",
     "StreamError",
     "TextDelta",
+    "Usage",
     "approval_id",
     "event_to_dict",
     "new_stream_id",
@@ -72,8 +75,11 @@ __all__ = [
 FinishReason = Literal["stop", "length", "abort"]
 """What the caller says about why the stream ended, given to ``finish()``."""
 
-DoneReason = Literal["complete", "truncated", "aborted", "error"]
-"""Why the event stream ended, as reported by :class:`StreamDone`."""
+DoneReason = Literal["complete", "truncated", "aborted", "error", "paused"]
+"""Why the event stream ended, as reported by :class:`StreamDone`: ``"paused"`` is a turn
+the provider paused (Anthropic's ``stop_reason: "pause_turn"``, a long run of its own
+tools): the reply is not finished, the caller sends it back as it stands to continue it
+(``run_turns`` does)."""
 
 
 def new_stream_id(prefix: str = "s") -> str:
@@ -358,6 +364,71 @@ class HostedToolResult(_Event):
     type: ClassVar[str] = "hosted_tool_result"
 
 
+_USAGE_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cached_input_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+def _sum_raw(a: Any, b: Any) -> Any:
+    """Two providers' usage records added: numbers summed, objects key by key, the rest
+    the later one's."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return {
+            k: _sum_raw(a[k], b[k]) if k in a and k in b else b.get(k, a.get(k)) for k in {**a, **b}
+        }
+    numbers = (int, float)
+    if (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    ):
+        return a + b
+    return b
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Usage(_Event):
+    """The tokens the provider counted for the reply, read from whatever it reports
+    (Chat's final ``usage`` chunk, Responses' ``response.completed``, Anthropic's
+    ``message_start`` / ``message_delta``, Gemini's ``usageMetadata``, Bedrock's
+    ``metadata.usage``, Ollama's counts): one event just before :class:`StreamDone`.
+
+    ``input_tokens`` counts every input token, cached ones included (Anthropic's and
+    Bedrock's cache reads and writes are added to theirs); ``output_tokens`` every output
+    token, reasoning included (Gemini's thoughts are added to its candidates);
+    ``total_tokens`` the provider's total, else input + output; ``cached_input_tokens`` the
+    input read from the provider's cache; ``cache_write_tokens`` the input written to it;
+    ``reasoning_tokens`` the reasoning part of the output.  A count the provider does not
+    give is ``None``.  ``raw`` is the provider's own record as it sent it (its extras:
+    OpenRouter's ``cost``, Perplexity's ``num_search_queries``, Anthropic's
+    ``server_tool_use``...).  ``a + b`` sums two (counts, and the numbers of ``raw``).
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    type: ClassVar[str] = "usage"
+
+    def __add__(self, other: Usage) -> Usage:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        counts: dict[str, int | None] = {}
+        for name in _USAGE_COUNTS:
+            a, b = getattr(self, name), getattr(other, name)
+            counts[name] = b if a is None else a if b is None else a + b
+        return Usage(**counts, raw=_sum_raw(dict(self.raw), dict(other.raw)))
+
+
 @dataclass(frozen=True, slots=True, repr=False)
 class Diagnostic(_Event):
     """Something was skipped, repaired or ignored: ``kind`` says what, ``pos`` where
@@ -381,7 +452,7 @@ class StreamError(_Event):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class StreamDone(_Event):
-    """Always the last event: why the stream ended, and what it held."""
+    """Always the last event: why the stream ended (:data:`DoneReason`), and what it held."""
 
     reason: DoneReason
     actions_complete: int = 0
@@ -486,6 +557,7 @@ Event = (
     | HostedToolStarted
     | HostedToolInput
     | HostedToolResult
+    | Usage
     | Diagnostic
     | StreamError
     | StreamDone

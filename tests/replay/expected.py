@@ -11,9 +11,14 @@ from unspool.events import (
     ReasoningDelta,
     StreamDone,
     TextDelta,
+    Usage,
 )
 
 CUT = ({"message": "the stream was cut off inside this tool call"},)
+ANTHROPIC_STARTED = Usage(25, 1, 26, raw={"input_tokens": 25, "output_tokens": 1})
+"""The usage of an Anthropic stream of ``anthropic_events`` cut before its message_delta."""
+ANTHROPIC_USAGE = Usage(25, 42, 67, raw={"input_tokens": 25, "output_tokens": 42})
+"""... and of a whole one."""
 
 
 def started(i: int, name: str, call_id: str) -> ActionStarted:
@@ -124,6 +129,7 @@ ANTHROPIC_TOOLS: list[Event] = [
     ActionArgsDelta("stream:1", 1, {"city": "東京", "days": [1]}, ' "days": [1, 2'),
     ActionArgsDelta("stream:1", 1, {"city": "東京", "days": [1, 2, 3]}, ", 3]}"),
     ActionComplete("stream:1", 1, "get_forecast", {"city": "東京", "days": [1, 2, 3]}, "toolu_01B"),
+    ANTHROPIC_USAGE,
     StreamDone("complete", 2, 0, 28),
 ]
 ANTHROPIC_FILE_RAW = '{"path": "b.txt", "content": "Once upön a ti'
@@ -135,6 +141,7 @@ ANTHROPIC_MAX_TOKENS: list[Event] = [
         "stream:0", 0, {"path": "b.txt", "content": "Once upön a ti"}, '"content": "Once upön a ti'
     ),
     ActionInvalid("stream:0", 0, "write_file", "truncated", CUT, ANTHROPIC_FILE_RAW, "toolu_01C"),
+    ANTHROPIC_USAGE,
     StreamDone("truncated", 0, 1, 17),
 ]
 

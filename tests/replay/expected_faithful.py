@@ -19,6 +19,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 
 
@@ -175,6 +176,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
         ReasoningDelta("Roll for player two…"),
         TextDelta("Rolling — "),
         *whole(0, "rollDie", {"player": "player2"}, "toolu_roll", '{"player": "player2"}'),
+        Usage(10, 1, 11, raw={"input_tokens": 10, "output_tokens": 1}),
         StreamDone("complete", 1, 0, 10),
     ],
     "anthropic_citations_refusal.sse": [
@@ -189,6 +191,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             raw=CITE,
         ),
         RefusalDelta(""),
+        Usage(10, 9, 19, raw={"input_tokens": 10, "output_tokens": 9}),
         StreamDone("complete", 0, 0, 45),
     ],
     "anthropic_second_message_start.sse": [
@@ -197,6 +200,7 @@ EXPECTED_FAITHFUL: dict[str, list[Event]] = {
             "a second message_start in one stream: the first message never ended",
             "second_message_start",
         ),
+        Usage(10, 1, 11, raw={"input_tokens": 10, "output_tokens": 1}),
         StreamDone("error", 0, 0, 13),
     ],
 }

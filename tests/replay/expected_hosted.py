@@ -40,6 +40,7 @@ from unspool.events import (
     ReasoningDelta,
     StreamDone,
     TextDelta,
+    Usage,
 )
 
 
@@ -296,6 +297,7 @@ EXPECTED_HOSTED: dict[str, list[Event]] = {
         ActionArgsDelta("stream:0", 0, {}, '{"city": '),
         ActionArgsDelta("stream:0", 0, {"city": "Paris"}, '"Paris"}'),
         ActionComplete("stream:0", 0, "get_weather", {"city": "Paris"}, "toolu_01UmPwke"),
+        Usage(10, 90, 100, raw={"input_tokens": 10, "output_tokens": 90}),
         StreamDone("complete", 1, 0, 36),
     ],
     "openai_chat_groq_executed.sse": [
@@ -364,6 +366,7 @@ EXPECTED_HOSTED: dict[str, list[Event]] = {
         ),
         TextDelta("The mean is 9.75 ✓"),
         *weather("tooluse_Client01"),
+        Usage(30, 12, 42, raw={"inputTokens": 30, "outputTokens": 12, "totalTokens": 42}),
         StreamDone("complete", 1, 0, 41),
     ],
 }

@@ -13,9 +13,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from unspool.events import Usage
+
 __all__ = ["call", "chunk", "gemini_sse", "text", "thought"]
 
 USAGE = {"promptTokenCount": 12, "candidatesTokenCount": 7, "totalTokenCount": 19}
+COUNTED = Usage(12, 7, 19, raw=USAGE)
+"""The ``Usage`` every stream of ``chunk()`` ends with."""
 
 
 def text(piece: str) -> dict[str, Any]:

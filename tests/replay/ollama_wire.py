@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from unspool.events import Usage
+
 __all__ = ["CONTENT_TYPE", "line", "ndjson", "tool_call"]
 
 CONTENT_TYPE = "application/x-ndjson"
@@ -50,8 +52,20 @@ def line(
             prompt_eval_duration=342_546_000,
             eval_count=282,
             eval_duration=4_535_599_000,
-        )
+        )  # COUNTS
     return out
+
+
+COUNTS = {
+    "prompt_eval_count": 26,
+    "eval_count": 282,
+    "total_duration": 4_883_583_458,
+    "load_duration": 1_334_875,
+    "prompt_eval_duration": 342_546_000,
+    "eval_duration": 4_535_599_000,
+}
+COUNTED = Usage(26, 282, 308, raw=COUNTS)
+"""The ``Usage`` of a stream whose last :func:`line` has a ``done_reason``."""
 
 
 def ndjson(lines: Iterable[dict[str, Any]]) -> bytes:

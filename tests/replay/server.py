@@ -150,6 +150,10 @@ def _handler_for(owner: ReplayServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", reply.content_type)
             self.send_header("Transfer-Encoding", "chunked")
             self.send_header("Cache-Control", "no-cache")
+            # one reply per connection, said to the client: a pooled connection the server
+            # closes after its reply is otherwise reused by the next request, which then
+            # fails with "Server disconnected" if the close lands first
+            self.send_header("Connection", "close")
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.end_headers()
@@ -183,6 +187,7 @@ def _handler_for(owner: ReplayServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.end_headers()

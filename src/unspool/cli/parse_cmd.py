@@ -6,7 +6,7 @@ import click
 
 from unspool.cli.inputs import InputError, empty_input, read_chunks
 from unspool.cli.live_view import open_view
-from unspool.cli.parsers import PROTOCOLS, TEXT_PROTOCOLS, make_stream_parser
+from unspool.cli.parsers import PROTOCOLS, TAG_FORMAT_NAMES, TEXT_PROTOCOLS, make_stream_parser
 from unspool.cli.run import feed_stream
 from unspool.cli.schema import validators_for
 from unspool.cli.sniff import CheckedParser
@@ -33,6 +33,16 @@ FILE_ARGUMENT = click.Path(exists=True, dir_okay=False, allow_dash=True)
     default="plain",
     show_default=True,
     help="For openai-sse / anthropic-sse: how to read the reply's text.",
+)
+@click.option(
+    "--format",
+    "tag_format",
+    type=click.Choice(TAG_FORMAT_NAMES),
+    default="action",
+    show_default=True,
+    help="For --protocol tags: the markup, unspool's <action> tags, Hermes <tool_call> "
+    "tags, or an open-weights model family's raw tool-call format (qwen3_coder, "
+    "deepseek, harmony, ...).",
 )
 @click.option(
     "--lenient", is_flag=True, help="Repair what models get wrong, reporting each repair."
@@ -63,6 +73,7 @@ def parse_command(
     file: str,
     protocol: str,
     text_protocol: str,
+    tag_format: str,
     lenient: bool,
     trailing: str,
     schema: str | None,
@@ -82,6 +93,7 @@ def parse_command(
     Examples:
       printf '{"answer": "4' | unspool parse
       printf 'Hi <action name="wave">{}</action>' | unspool parse -p tags
+      unspool parse -p tags --format qwen3_coder raw-reply.txt
       curl -sN ... | unspool parse -p openai-sse --pretty
 
     When the input does not look like the protocol (an SSE body read as text,
@@ -94,6 +106,8 @@ def parse_command(
     registry, check = validators_for(schema, protocol)
     if trailing != "error" and protocol != "json":
         raise click.UsageError("--trailing is for --protocol json")
+    if tag_format != "action" and protocol != "tags":
+        raise click.UsageError("--format is for --protocol tags")
     parser = CheckedParser(
         make_stream_parser(
             protocol,
@@ -103,6 +117,7 @@ def parse_command(
             stream_id=stream_id,
             text_protocol=text_protocol,
             trailing=trailing,
+            tag_format=tag_format,
         ),
         protocol,
         lenient=lenient,

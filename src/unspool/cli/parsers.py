@@ -28,11 +28,14 @@ from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.events import FinishReason, new_stream_id
 from unspool.protocols.emitter import ActionValidator
+from unspool.protocols.model_formats import MODEL_FORMATS
+from unspool.protocols.tag_formats import FORMATS
 from unspool.sources.parsers import ProtocolName, TextParser
 from unspool.sources.providers.table import CLI_NAMES, by_cli_name
 
 __all__ = [
     "PROTOCOLS",
+    "TAG_FORMAT_NAMES",
     "TEXT_PROTOCOLS",
     "JsonParser",
     "StreamParser",
@@ -43,6 +46,9 @@ PROTOCOLS = ("json", "interleaved", "tags", "plain", *CLI_NAMES)
 """What ``--protocol`` accepts."""
 
 TEXT_PROTOCOLS = ("plain", "interleaved", "tags")
+
+TAG_FORMAT_NAMES = (*FORMATS, *MODEL_FORMATS, "auto")
+"""What ``--format`` takes with ``--protocol tags``: the tag formats and the model formats."""
 """What ``--text-protocol`` accepts (the text channel of a provider stream)."""
 
 
@@ -125,10 +131,12 @@ def make_stream_parser(
     stream_id: str | None = None,
     text_protocol: str = "plain",
     trailing: str = "error",
+    tag_format: str = "action",
 ) -> StreamParser:
     """A fresh parser for ``protocol`` (one of :data:`PROTOCOLS`); without ``stream_id``
     its action ids are fresh (:func:`~unspool.events.new_stream_id`). ``trailing`` is
-    the core's option, for ``json``."""
+    the core's option, for ``json``; ``tag_format`` the ``format`` of ``tags`` (a name
+    of ``tag_formats.FORMATS`` or of ``model_formats.MODEL_FORMATS``)."""
     if stream_id is None:
         stream_id = new_stream_id()
     if protocol == "json":
@@ -142,7 +150,9 @@ def make_stream_parser(
     if protocol == "tags":
         from unspool.protocols.tags import TagParser
 
-        return _EventParser(TagParser(stream_id=stream_id, registry=registry, lenient=lenient))
+        return _EventParser(
+            TagParser(stream_id=stream_id, registry=registry, lenient=lenient, format=tag_format)
+        )
     if protocol == "plain":
         from unspool.protocols.plain import PlainTextParser
 

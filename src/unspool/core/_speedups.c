@@ -24,11 +24,15 @@
 static PyObject *H_UNSET, *H_parse_error, *H_deep_copy, *H_big_int;
 static PyObject *H_MalformedJSON, *H_LimitExceeded;
 static PyObject *H_ValueStart, *H_StringDelta, *H_ValueEnd, *H_Skipped;
+static PyObject *H_path_link;     /* path_events._Link: a path deeper than path_flat keys */
+/* the events of a linked path: private subclasses reading it as a tuple (path_events._Deep) */
+static PyObject *H_DeepValueStart, *H_DeepStringDelta, *H_DeepValueEnd;
+static Py_ssize_t path_flat = 32; /* path_events.PATH_FLAT */
 static PyObject *K_object, *K_array, *K_string, *K_number, *K_bool, *K_null, *K_trailing;
 static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
 static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
-    *H_glued_quote, *H_repair;
+    *H_glued_quote, *H_repair, *H_repair_window;
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
     *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key,
@@ -239,6 +243,24 @@ tuple_plus(PyObject *t, PyObject *item)
     return r;
 }
 
+/* The path of item under parent, as path_events.child_path makes it: a tuple up to
+ * path_flat keys, deeper a link (parent, item) to the parent's path, so a path costs
+ * O(1) however deep the document nests (it is built as a tuple when it is read). */
+static PyObject *
+path_child(PyObject *parent, PyObject *item)
+{
+    if (PyTuple_CheckExact(parent) && PyTuple_GET_SIZE(parent) < path_flat) return tuple_plus(parent, item);
+    PyTypeObject *tp = (PyTypeObject *)H_path_link;
+    PyObject *r = tp->tp_alloc(tp, 2);
+    if (r == NULL) return NULL;
+    Py_INCREF(parent);
+    PyTuple_SET_ITEM(r, 0, parent);
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(r, 1, item);
+    PyObject_GC_UnTrack(r); /* links, keys and indices only: no cycle possible */
+    return r;
+}
+
 /* Whether the event types are plain tuple subclasses (no __dict__, no __weakref__,
  * no extra fields), so that emit() may allocate them without the generic allocator's
  * zeroing and tracking; see make_type(). */
@@ -266,6 +288,11 @@ pool_of(PyObject *type)
 static int
 emit(Machine *m, PyObject *type, PyObject *a, PyObject *b, PyObject *c)
 {
+    if (Py_IS_TYPE(a, (PyTypeObject *)H_path_link)) /* a linked path: its event's deep type */
+        type = type == H_ValueStart    ? H_DeepValueStart
+               : type == H_StringDelta ? H_DeepStringDelta
+               : type == H_ValueEnd    ? H_DeepValueEnd
+                                       : type;
     Py_ssize_t size = c == NULL ? 2 : 3;
     PyTypeObject *tp = (PyTypeObject *)type;
     PyObject *ev;
@@ -371,7 +398,7 @@ attach(Machine *m, PyObject *val, PyObject **path)
     Frame *f = &m->stack[m->depth - 1];
     if (f->is_dict) {
         if (m->events_on) {
-            *path = tuple_plus(f->path, m->key);
+            *path = path_child(f->path, m->key);
             if (*path == NULL) return -1;
         }
         return PyDict_SetItem(f->cont, m->key, val);
@@ -381,7 +408,7 @@ attach(Machine *m, PyObject *val, PyObject **path)
         Py_ssize_t at = PyList_GET_SIZE(f->cont) + (m->depth == 1 ? m->shift : 0);
         PyObject *idx = PyLong_FromSsize_t(at);
         if (idx == NULL) return -1;
-        *path = tuple_plus(f->path, idx);
+        *path = path_child(f->path, idx);
         Py_DECREF(idx);
         if (*path == NULL) return -1;
     }
@@ -2562,6 +2589,26 @@ fail(Machine *m, int from_machine)
 {
     if (!PyErr_ExceptionMatches(H_MalformedJSON)) {
         m->dead = 1;
+        if (m->py && PyErr_ExceptionMatches(PyExc_RuntimeError)) {
+            /* handed over: the Python machine's generator turned a hook's StopIteration
+             * into a RuntimeError (PEP 479); the hook's own exception goes on, as the
+             * reference's feed() lets it (JsonStream._stopped) */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            PyObject *cause = value != NULL ? PyException_GetCause(value) : NULL;
+            if (cause != NULL && Py_IS_TYPE(cause, (PyTypeObject *)PyExc_StopIteration)) {
+                Py_XDECREF(type);
+                Py_XDECREF(value);
+                Py_XDECREF(tb);
+                PyException_SetContext(cause, NULL);
+                PyErr_SetObject(PyExc_StopIteration, cause);
+                Py_DECREF(cause);
+            } else {
+                Py_XDECREF(cause);
+                PyErr_Restore(type, value, tb);
+            }
+        }
         return;
     }
     PyObject *type, *value, *tb;
@@ -2604,7 +2651,8 @@ static int
 check_idle(Machine *m)
 {
     if (m->busy) {
-        PyErr_SetString(PyExc_ValueError, "generator already executing");
+        PyErr_SetString(PyExc_ValueError, "JsonStream is already running: a parse hook called back into it, "
+                                          "or another thread uses it (a parser is not shared between threads)");
         return -1;
     }
     return 0;
@@ -2726,6 +2774,16 @@ check_ready(Machine *m)
         PyErr_SetString(PyExc_RuntimeError, "JsonStream is not initialised");
         return -1;
     }
+    return 0;
+}
+
+/* Ready, and the machine still there: a parse hook that raised (not a MalformedJSON)
+ * stops it, and every later feed or finish says so (errors.HOOK_FAILED); what it made
+ * (the value, the events, the repairs) stays readable, as after a MalformedJSON. */
+static int
+check_alive(Machine *m)
+{
+    if (check_ready(m) < 0) return -1;
     if (m->dead) {
         PyErr_SetString(PyExc_RuntimeError, "JsonStream stopped after an error in a parse hook");
         return -1;
@@ -2744,7 +2802,7 @@ js_feed(PyObject *self, PyObject *chunk)
         Py_INCREF(m->root);
         return m->root;
     }
-    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
+    if (check_alive(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -2806,7 +2864,7 @@ static PyObject *
 js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
     Machine *m = MS(self);
-    if (check_ready(m) < 0 || check_idle(m) < 0) return NULL;
+    if (check_alive(m) < 0 || check_idle(m) < 0) return NULL;
     if (m->error != NULL) {
         raise_error(m);
         return NULL;
@@ -3023,6 +3081,22 @@ get_repairs(PyObject *self, void *Py_UNUSED(c))
     return m->repairs;
 }
 
+/* How many repairs: the kept ones, and those a window (release_items) let go of. */
+static PyObject *
+get_repair_count(PyObject *self, void *Py_UNUSED(c))
+{
+    Machine *m = MS(self);
+    if (check_ready(m) < 0) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(m->repairs);
+    if (PyList_CheckExact(m->repairs)) return PyLong_FromSsize_t(n);
+    PyObject *dropped = PyObject_GetAttrString(m->repairs, "dropped");
+    PyObject *kept = PyLong_FromSsize_t(n);
+    PyObject *count = dropped != NULL && kept != NULL ? PyNumber_Add(dropped, kept) : NULL;
+    Py_XDECREF(dropped);
+    Py_XDECREF(kept);
+    return count;
+}
+
 /* ------------------------------------------------------------------ lifecycle */
 
 static void
@@ -3169,7 +3243,8 @@ js_init(PyObject *self, PyObject *args, PyObject *kwds)
     Py_INCREF(H_UNSET);
     m->root = H_UNSET;
     m->tail = PyList_New(0);
-    m->repairs = PyList_New(0);
+    /* release_items: a window of the last repairs (jsonstream._RepairWindow) */
+    m->repairs = release ? PyObject_CallNoArgs(H_repair_window) : PyList_New(0);
     if (m->tail == NULL || m->repairs == NULL) return -1;
     if (events && (m->events = PyList_New(0)) == NULL) {
         Py_XDECREF(kinds);
@@ -3288,6 +3363,7 @@ static PyGetSetDef js_getset[] = {
     {"pos", get_pos, NULL, "Characters fed so far.", NULL},
     {"tail", get_tail, NULL, "Text that followed the root value (trailing='ignore').", NULL},
     {"repairs", get_repairs, NULL, "What lenient mode repaired so far, in stream order.", NULL},
+    {"repair_count", get_repair_count, NULL, "How many repairs lenient mode made so far.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -3339,10 +3415,26 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "resume", &H_resume) < 0 || grab(helpers, "kinds_of", &H_kinds_of) < 0 ||
         grab(helpers, "close_verdict", &H_close_verdict) < 0 || grab(helpers, "string_cut", &H_string_cut) < 0 ||
         grab(helpers, "string_fast", &H_string_fast) < 0 || grab(helpers, "token", &H_token) < 0 ||
-        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0)
+        grab(helpers, "glued_quote", &H_glued_quote) < 0 || grab(helpers, "repair", &H_repair) < 0 ||
+        grab(helpers, "repair_window", &H_repair_window) < 0 ||
+        grab(helpers, "path_link", &H_path_link) < 0 ||
+        grab(helpers, "DeepValueStart", &H_DeepValueStart) < 0 ||
+        grab(helpers, "DeepStringDelta", &H_DeepStringDelta) < 0 ||
+        grab(helpers, "DeepValueEnd", &H_DeepValueEnd) < 0)
         return NULL;
+    {
+        PyObject *flat = PyDict_GetItemString(helpers, "path_flat");
+        path_flat = flat != NULL ? PyLong_AsSsize_t(flat) : -1;
+        if (path_flat < 1 || !PyType_Check(H_path_link) ||
+            !PyType_IsSubtype((PyTypeObject *)H_path_link, &PyTuple_Type)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "make_type: bad path_flat or path_link");
+            return NULL;
+        }
+    }
     events_plain = plain_tuple_type(H_ValueStart) && plain_tuple_type(H_StringDelta) &&
-                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped);
+                   plain_tuple_type(H_ValueEnd) && plain_tuple_type(H_Skipped) &&
+                   plain_tuple_type(H_DeepValueStart) && plain_tuple_type(H_DeepStringDelta) &&
+                   plain_tuple_type(H_DeepValueEnd);
     PyTypeObject *bt = (PyTypeObject *)base;
     n_base_slots = 0;
     for (PyMemberDef *md = bt->tp_members; md != NULL && md->name != NULL; md++) {

@@ -4,7 +4,27 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["UNSET", "LimitExceeded", "MalformedJSON", "Unset", "parse_error"]
+__all__ = [
+    "HOOK_FAILED",
+    "REENTRY",
+    "UNSET",
+    "LimitExceeded",
+    "MalformedJSON",
+    "Unset",
+    "parse_error",
+]
+
+HOOK_FAILED = "JsonStream stopped after an error in a parse hook"
+REENTRY = (
+    "JsonStream is already running: a parse hook called back into it, or another thread"
+    " uses it (a parser is not shared between threads)"
+)
+"""The ``ValueError`` a call into a parser that is running raises, before anything changes
+(both machines; the parser goes on with the call that runs it)."""
+
+"""The ``RuntimeError`` every later ``feed`` / ``finish`` raises once a parse hook
+(``parse_float``, ``parse_int``) raised something other than :class:`MalformedJSON`
+(that exception itself went to the caller of the call that ran the hook)."""
 
 
 class Unset:

@@ -25,16 +25,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Generator
+from contextlib import suppress
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from types import GeneratorType
 from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
-from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON, parse_error
+from unspool.core.errors import (
+    HOOK_FAILED,
+    REENTRY,
+    UNSET,
+    LimitExceeded,
+    MalformedJSON,
+    parse_error,
+)
 from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
 from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
+from unspool.core.path_events import DEEP_STRING_DELTA as _DEEP_SD
+from unspool.core.path_events import DEEP_VALUE_END as _DEEP_VE
+from unspool.core.path_events import DEEP_VALUE_START as _DEEP_VS
 from unspool.core.path_events import (
     Path,
     PathEvent,
@@ -43,6 +54,7 @@ from unspool.core.path_events import (
     StringDelta,
     ValueEnd,
     ValueStart,
+    child_path,
 )
 from unspool.core.preamble import PreambleScanner
 from unspool.core.quotes import (
@@ -69,7 +81,7 @@ from unspool.core.tokens import (
     token_word_run_us,
 )
 
-__all__ = ["JsonStream", "parse_partial"]
+__all__ = ["REPAIRS_KEPT", "JsonStream", "parse_partial"]
 
 # Parser states (locals of the generator).
 _VALUE = 0  # a value is expected: at the root, or after ':'
@@ -145,7 +157,9 @@ class JsonStream:
       live :attr:`value` is then the root list holding only the item still open
       (or nothing); ``finish()`` returns it likewise (an item cut off at the end is
       kept, an item the end completed is released), and the root's ``ValueEnd``
-      carries the empty list.  A root object or scalar is unaffected.
+      carries the empty list.  A root object or scalar is unaffected.  :attr:`repairs`
+      then keeps only the last :data:`REPAIRS_KEPT` repairs (each also went out as a
+      :class:`Repair` event); :attr:`repair_count` counts them all.
     """
 
     __slots__ = (
@@ -211,11 +225,12 @@ class JsonStream:
         )
         self._events: list[PathEvent] | None = [] if events else None
         self._release = release_items
-        self._repairs: list[Repair] = []
+        self._repairs: list[Repair] = _RepairWindow() if release_items else []
         self._root: Any = UNSET
         self._complete = False
         self._finished = False
-        self._error: MalformedJSON | None = None
+        # a MalformedJSON, or a RuntimeError(HOOK_FAILED) once a parse hook raised
+        self._error: BaseException | None = None
         self._tail: list[str] = []
         self._pos = 0
         self._mode: type | None = None
@@ -258,8 +273,15 @@ class JsonStream:
 
     @property
     def repairs(self) -> list[Repair]:
-        """What lenient mode repaired so far, in stream order."""
+        """What lenient mode repaired so far, in stream order (with ``release_items``,
+        the last :data:`REPAIRS_KEPT` of them)."""
         return self._repairs
+
+    @property
+    def repair_count(self) -> int:
+        """How many repairs lenient mode made so far (:attr:`repairs` may keep fewer)."""
+        kept = self.repairs  # (the C machine's own property)
+        return len(kept) + (kept.dropped if type(kept) is _RepairWindow else 0)
 
     def feed(self, chunk: str | bytes) -> Any:
         """Consume ``chunk`` and return the live root value (or ``UNSET``)."""
@@ -270,10 +292,8 @@ class JsonStream:
                 self._send(chunk)
             except MalformedJSON as exc:
                 self._fail(exc)
-            except ValueError:
-                if _running(self._gen):  # fed from a parse hook: refused, nothing read
-                    self._pos -= len(chunk)
-                raise
+            except BaseException as exc:
+                self._stopped(exc, len(chunk))
             return self._root
         self._refuse_reentry()
         if self._error is not None:
@@ -291,12 +311,16 @@ class JsonStream:
                         self._gen.send(head)
                     except MalformedJSON as exc:
                         self._fail(exc)
+                    except BaseException as exc:
+                        self._stopped(exc, len(head))
                 self._fail(LimitExceeded(f"document longer than max_document_chars={limit}", limit))
             self._pos += len(text)
             try:
                 self._gen.send(text)
             except MalformedJSON as exc:
                 self._fail(exc)
+            except BaseException as exc:
+                self._stopped(exc, len(text))
         return self._root
 
     def finish(self) -> Any:
@@ -320,6 +344,8 @@ class JsonStream:
                 pass  # the machine ran to its end: finish() has nothing more to report
             except MalformedJSON as exc:
                 self._fail(exc)
+            except BaseException as exc:
+                self._stopped(exc, 0)
         return self._root
 
     def _refuse_reentry(self) -> None:
@@ -327,7 +353,28 @@ class JsonStream:
         anything changes (as a generator refuses to resume itself, and as the C machine
         does)."""
         if _running(self._gen):
-            raise ValueError("generator already executing")
+            raise ValueError(REENTRY)
+
+    def _stopped(self, exc: BaseException, fed: int) -> NoReturn:
+        """The machine raised ``exc``, not a MalformedJSON, on a call that counted ``fed``
+        characters: it refused to run inside itself (nothing changed: the characters
+        are given back), or a parse hook raised and the machine is gone: ``exc`` goes to
+        the caller, and every later feed or finish raises ``RuntimeError(HOOK_FAILED)``,
+        as on the C machine."""
+        tb = exc.__traceback__
+        if type(exc) is ValueError and tb is not None and tb.tb_next is None:
+            # raised by send() itself, the machine not entered: it runs in another
+            # thread (which got past _refuse_reentry first)
+            self._pos -= fed
+            raise ValueError(REENTRY) from None
+        self._fast = False
+        self._error = RuntimeError(HOOK_FAILED)
+        cause = exc.__cause__
+        if type(exc) is RuntimeError and type(cause) is StopIteration and exc.__context__ is cause:
+            # the generator turned a hook's StopIteration into a RuntimeError (PEP 479):
+            # the hook's own exception goes on, as it does out of the C machine
+            raise cause from None
+        raise exc
 
     def feed_events(self, chunk: str | bytes) -> list[PathEvent]:
         """Feed ``chunk`` and return the path events it produced (needs ``events=True``).
@@ -359,7 +406,8 @@ class JsonStream:
         return out
 
     def snapshot(self) -> Any:
-        """A detached deep copy of the live value (iterative: no recursion limit)."""
+        """A detached deep copy of the live value (iterative: no recursion limit).
+        ``ValueError`` when code outside the parser put a container inside itself."""
         return deep_copy(self._root)
 
     def __repr__(self) -> str:
@@ -410,12 +458,15 @@ class JsonStream:
                 self._gen.send(good)
             except MalformedJSON as err:
                 self._fail(err)
+            except BaseException as err:
+                self._stopped(err, len(good))
         self._fail(MalformedJSON(f"invalid UTF-8 ({exc.reason})", self._pos))
 
     def _fail(self, exc: MalformedJSON) -> NoReturn:
         self._fast = False
         if exc.partial is UNSET:
-            exc.partial = deep_copy(self._root)
+            with suppress(ValueError):  # a cycle the caller added: no copy (as in C)
+                exc.partial = deep_copy(self._root)
         self._error = exc
         raise exc
 
@@ -601,7 +652,12 @@ class JsonStream:
                             else:
                                 self._root = sbuf
                             if evs is not None and len(sbuf) > d_start:
-                                evs.append(new_event(StringDelta, (s_path, sbuf[d_start:])))
+                                evs.append(
+                                    new_event(
+                                        StringDelta if type(s_path) is tuple else _DEEP_SD,
+                                        (s_path, sbuf[d_start:]),
+                                    )
+                                )
                                 d_start = len(sbuf)
                             if rlist and len(rlist) > 1:
                                 # release_items: all but the open last item have ended
@@ -1049,7 +1105,10 @@ class JsonStream:
                             shift += len(top)
                             top.clear()  # release_items: every item went out with its ValueEnd
                         if evs is not None:
-                            evs.append(new_event(ValueEnd, (cpaths.pop(), top)))
+                            p = cpaths.pop()
+                            evs.append(
+                                new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top))
+                            )
                         i += 1
                         if not stack:
                             state = _END
@@ -1579,6 +1638,28 @@ def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
         cont[key] = text
 
 
+REPAIRS_KEPT = 1000
+"""With ``release_items``, :attr:`JsonStream.repairs` keeps this many of the latest repairs."""
+
+
+class _RepairWindow(list[Repair]):
+    """The repairs of a parser made with ``release_items``: the last
+    :data:`REPAIRS_KEPT`, and how many earlier ones were let go (so memory stays
+    bounded by the largest item, not by how many items needed a repair)."""
+
+    __slots__ = ("dropped",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped = 0
+
+    def append(self, repair: Repair) -> None:
+        if len(self) >= REPAIRS_KEPT:
+            del self[0]
+            self.dropped += 1
+        list.append(self, repair)
+
+
 def _repair(
     repairs: list[Repair], evs: list[PathEvent] | None, kind: str, pos: int, msg: str
 ) -> None:
@@ -1628,7 +1709,8 @@ def _put(
 
     ``done``: the value is complete; its end is reported too (after a ``StringDelta``
     with the text of a non-empty string), and a root value completes the document.
-    Returns its path (``()`` when events are off: paths are built only for events).
+    Returns its path (``()`` when events are off: paths are built only for events), as
+    :func:`~unspool.core.path_events.child_path` holds it: O(1) however deep.
     ``shift`` counts the items released from the root array ``rlist`` (release_items).
     """
     p: Path = ()
@@ -1636,22 +1718,23 @@ def _put(
         top = stack[-1]
         if type(top) is list:
             if evs is not None:
-                p = (*cpaths[-1], len(top) + (shift if top is rlist else 0))
+                p = child_path(cpaths[-1], len(top) + (shift if top is rlist else 0))
             top.append(val)
         else:
             if evs is not None:
-                p = (*cpaths[-1], key)
+                p = child_path(cpaths[-1], key)
             top[key] = val
     else:
         parser._root = val
         if done:
             parser._complete = True
     if evs is not None:
-        evs.append(_new_event(ValueStart, (p, kind)))
+        flat = type(p) is tuple  # else a linked path: the events of its deep types
+        evs.append(_new_event(ValueStart if flat else _DEEP_VS, (p, kind)))
         if done:
             if kind == "string" and val:
-                evs.append(_new_event(StringDelta, (p, val)))
-            evs.append(_new_event(ValueEnd, (p, val)))
+                evs.append(_new_event(StringDelta if flat else _DEEP_SD, (p, val)))
+            evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (p, val)))
     return p
 
 
@@ -1671,7 +1754,8 @@ def _close(
         shift += len(top)
         top.clear()
     if evs is not None:
-        evs.append(_new_event(ValueEnd, (cpaths.pop(), top)))
+        p = cpaths.pop()
+        evs.append(_new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top)))
     if not stack:
         parser._complete = True
     return shift
@@ -1697,9 +1781,10 @@ def _end_string(
     else:
         cont[key] = text
     if evs is not None:
+        flat = type(path) is tuple
         if len(text) > reported:
-            evs.append(_new_event(StringDelta, (path, text[reported:])))
-        evs.append(_new_event(ValueEnd, (path, text)))
+            evs.append(_new_event(StringDelta if flat else _DEEP_SD, (path, text[reported:])))
+        evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (path, text)))
 
 
 def _too_long(what: str, limit: int, pos: int) -> MalformedJSON:

@@ -152,6 +152,11 @@ def _stream_type() -> Any:
             "StringDelta": path_events.StringDelta,
             "ValueEnd": path_events.ValueEnd,
             "Skipped": path_events.Skipped,
+            "path_flat": path_events.PATH_FLAT,
+            "path_link": path_events._Link,
+            "DeepValueStart": path_events.DEEP_VALUE_START,
+            "DeepStringDelta": path_events.DEEP_STRING_DELTA,
+            "DeepValueEnd": path_events.DEEP_VALUE_END,
             # lenient mode: the reference's decisions, and the hand-over to its machine
             "resume": jsonstream._resume,
             "kinds_of": jsonstream._kinds_of,
@@ -161,6 +166,7 @@ def _stream_type() -> Any:
             "token": jsonstream._token,
             "glued_quote": jsonstream._glued_quote,
             "repair": jsonstream._repair,
+            "repair_window": jsonstream._RepairWindow,
         }
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]

@@ -18,6 +18,10 @@ actions and the options). For ``"tags"`` every named :class:`TagFormat` of
 :mod:`unspool.protocols.tag_formats` is written from its delimiters: the name in an
 attribute of the open tag, under a key of the JSON body, or fixed; a format whose calls
 take another shape adds its writer to :data:`CALL_WRITERS` under the format's name.
+An open-weights model format (``format="qwen3_coder"``, a row of
+:data:`~unspool.protocols.model_formats.MODEL_FORMATS`) is written by its row's writer:
+its calls as the family writes them (those models usually learn the format from their
+chat template, so these instructions matter when the tools are not passed to it).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
 from unspool.protocols.tag_formats import FORMATS, TagFormat, resolve_format
 
 __all__ = [
@@ -61,6 +66,7 @@ class PromptOptions:
 
     format: TagFormat = field(default_factory=lambda: FORMATS["action"])
     example_action: str | None = None
+    model: ModelFormat | None = None  # an open-weights format: written by its row
     before: str = "Sure, doing it now."
     after: str = "Anything else?"
 
@@ -323,6 +329,8 @@ def _interleaved_example(docs: Sequence[ActionDoc], options: PromptOptions) -> s
 
 
 def _tags_example(docs: Sequence[ActionDoc], options: PromptOptions) -> str:
+    if options.model is not None:
+        return _model_example(docs, options)
     doc = _example_doc(_callable(docs, options.format), options)
     call = write_call(options.format, doc.name, _json(_args_of(doc)))
     return f"{options.before} {call} {options.after}"
@@ -355,7 +363,45 @@ def _interleaved(docs: Sequence[ActionDoc], options: PromptOptions) -> str:
     )
 
 
+def _model_example(docs: Sequence[ActionDoc], options: PromptOptions) -> str:
+    row = options.model
+    assert row is not None
+    doc = _example_doc(docs, options)
+    call = row.write(doc.name, _args_of(doc))
+    if all(opener.peek for opener in row.calls):  # its calls open the reply
+        return f"{call} {options.after}"
+    return f"{options.before} {call} {options.after}"
+
+
+def _model_tags(docs: Sequence[ActionDoc], options: PromptOptions) -> str:
+    row = options.model
+    assert row is not None
+    doc = _example_doc(docs, options)
+    where = (
+        "at the start of your reply"
+        if all(opener.peek for opener in row.calls)
+        else "where it belongs in the text"
+    )
+    return "\n".join(
+        [
+            f"Write your reply as text for the user. To call a tool, write the call {where}, "
+            f"in your tool-call format ({row.family}), like this call of {doc.name}:",
+            row.write(doc.name, _args_of(doc)),
+            "with the tool's name and its arguments matching its JSON Schema, never inside a "
+            "code block. A call runs once it is complete, in the order written; one cut off "
+            "by the end of the reply never runs.",
+            "",
+            _action_list(docs, "arguments"),
+            "",
+            "Example reply:",
+            _model_example(docs, options),
+        ]
+    )
+
+
 def _tags(docs: Sequence[ActionDoc], options: PromptOptions) -> str:
+    if options.model is not None:
+        return _model_tags(docs, options)
     fmt = options.format
     callable_docs = _callable(docs, fmt)
     if fmt.name is not None:
@@ -418,7 +464,11 @@ def _writers(protocol: str) -> tuple[ProtocolWriter, ProtocolWriter]:
         raise ValueError(f"unknown protocol {protocol!r}: expected one of {known}") from None
 
 
-def _options(format: TagFormat | str, example_action: str | None) -> PromptOptions:
+def _options(format: TagFormat | ModelFormat | str, example_action: str | None) -> PromptOptions:
+    if isinstance(format, ModelFormat):
+        return PromptOptions(model=format, example_action=example_action)
+    if isinstance(format, str) and format not in FORMATS and format in MODEL_FORMATS:
+        return PromptOptions(model=MODEL_FORMATS[format], example_action=example_action)
     return PromptOptions(format=resolve_format(format), example_action=example_action)
 
 
@@ -426,13 +476,13 @@ def format_instructions(
     actions: Any,
     protocol: str = "interleaved",
     *,
-    format: TagFormat | str = "action",
+    format: TagFormat | ModelFormat | str = "action",
     examples: Mapping[str, Mapping[str, Any]] | None = None,
     example_action: str | None = None,
 ) -> str:
     """The format instructions for a system prompt: how to write a reply in ``protocol``
     (``"interleaved"`` or ``"tags"``, in the tag ``format`` given by name or as a
-    :class:`TagFormat`), each action's name, description and JSON Schema, and an example
+    :class:`TagFormat`, or an open-weights model format by name), each action's name, description and JSON Schema, and an example
     reply calling ``example_action`` (default: the first) with the arguments in
     ``examples`` or made from its schema (:func:`example_args`)."""
     writer, _ = _writers(protocol)
@@ -444,7 +494,7 @@ def example_reply(
     actions: Any,
     protocol: str = "interleaved",
     *,
-    format: TagFormat | str = "action",
+    format: TagFormat | ModelFormat | str = "action",
     examples: Mapping[str, Mapping[str, Any]] | None = None,
     example_action: str | None = None,
 ) -> str:

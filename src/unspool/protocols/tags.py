@@ -44,9 +44,13 @@ from unspool.protocols.c_fastpaths import BodyPath, HeldPath, ProsePath, TagPath
 from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reason
 from unspool.protocols.fastevents import args_delta, new, reasoning_delta, set_text, text_delta
 from unspool.protocols.holdback import Delimiters
+from unspool.protocols.model_auto import AutoTagParser
+from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
+from unspool.protocols.model_tags import ModelTagParser
 from unspool.protocols.tag_body import BodyScanner
 from unspool.protocols.tag_formats import (
     ACTION_TAG,
+    FORMATS,
     OpenTag,
     TagFormat,
     parse_open_tag,
@@ -113,7 +117,20 @@ class TagParser:
     delimiters), ``reasoning`` (``<think>…</think>`` becomes ``ReasoningDelta``),
     ``run_actions_in_reasoning`` (tags inside reasoning are actions, not
     reasoning text), ``max_tag_chars`` (an open tag longer than this is text).
+
+    ``format`` may also name an open-weights model family of
+    :data:`~unspool.protocols.model_formats.MODEL_FORMATS` (``"qwen3_coder"``,
+    ``"deepseek"``, ``"harmony"``, …; ``"auto"`` recognises it from the reply's first
+    markup) or be a
+    :class:`~unspool.protocols.model_formats.ModelFormat`: the reply is then read by
+    :class:`~unspool.protocols.model_tags.ModelTagParser` (``stream_id``,
+    ``registry`` and ``starts_in_reasoning`` apply; the other options are this
+    class's own), exposed as :attr:`model`.
     """
+
+    model: ModelTagParser | AutoTagParser | None = None
+    """The open-weights reader when ``format`` names a model family (or is ``"auto"``),
+    else None."""
 
     def __init__(
         self,
@@ -121,12 +138,28 @@ class TagParser:
         stream_id: str | None = None,
         registry: ActionValidator | None = None,
         lenient: bool = False,
-        format: TagFormat | str = ACTION_TAG,
+        format: TagFormat | ModelFormat | str = ACTION_TAG,
         strict_tags: bool = False,
         reasoning: bool = False,
         run_actions_in_reasoning: bool = False,
         max_tag_chars: int = 1024,
+        starts_in_reasoning: bool = False,
     ) -> None:
+        if format == "auto":
+            self.model = AutoTagParser(
+                stream_id=stream_id, registry=registry, starts_in_reasoning=starts_in_reasoning
+            )
+            format = ACTION_TAG
+        elif isinstance(format, ModelFormat) or (
+            isinstance(format, str) and format not in FORMATS and format in MODEL_FORMATS
+        ):
+            self.model = ModelTagParser(
+                format,
+                stream_id=stream_id,
+                registry=registry,
+                starts_in_reasoning=starts_in_reasoning,
+            )
+            format = ACTION_TAG  # the machinery below is built, and left unused
         fmt = resolve_format(format)
         if max_tag_chars < 1:
             raise ValueError("max_tag_chars must be at least 1")
@@ -186,6 +219,10 @@ class TagParser:
         self._use_c = c_fastpaths.enabled()  # decided once: the machine selected now
         self._lag = 0  # characters the fast paths took, not yet in _pos (see _catch_up)
         self._settle()
+        if self.model is not None:
+            self.emitter = self.model.emitter
+            self._c_run = None  # no fast path: feed() hands every chunk to the model reader
+            self._fast_text = self._fast_body = None
 
     # ------------------------------------------------------------------ public API
 
@@ -193,6 +230,8 @@ class TagParser:
     def held(self) -> str:
         """Text held back because it could still become a delimiter: a proper prefix
         of an open tag, of ``<think>``/``</think>`` or of the close delimiter."""
+        if self.model is not None:
+            return self.model.held
         run = self._c_run
         if run is not None and self._c_back in (self._back_held, self._back_text):
             return run.held  # type: ignore[attr-defined, no-any-return]
@@ -206,11 +245,15 @@ class TagParser:
     @property
     def finished(self) -> bool:
         """True once :meth:`finish` was called."""
+        if self.model is not None:
+            return self.model.finished
         return self._finished
 
     @property
     def text_chars(self) -> int:
         """Characters of text shown so far (``StreamDone.text_chars`` at the end)."""
+        if self.model is not None:
+            return self.model.text_chars
         run = self._c_run
         return self._text_chars + (0 if run is None else run.text_chars)
 
@@ -246,6 +289,8 @@ class TagParser:
                 partial = action.snaps.take(body.partial, len(delta), False, body.grew)
                 body.grew = False
                 return [args_delta(action.event_id, action.index, partial, delta)]
+        if self.model is not None:
+            return self.model.feed(chunk)
         if self._finished:
             raise RuntimeError("feed() after finish()")
         self._catch_up()
@@ -263,6 +308,8 @@ class TagParser:
     def finish(self, reason: FinishReason | None = None) -> list[Event]:
         """End the stream: release held text, close an open action as ``truncated``,
         and end with ``StreamDone``.  Idempotent (a second call returns ``[]``)."""
+        if self.model is not None:
+            return self.model.finish(reason)
         if self._finished:
             return []
         self._catch_up()

@@ -108,6 +108,16 @@ def _describe(exc: BaseException) -> tuple[str, str]:
     return (str(exc) or repr(exc), type(exc).__name__)
 
 
+def _failed(decoder: Any, exc: BaseException) -> list[Event]:
+    """The decoder's events for an upstream exception: its own reading of the exception
+    (``fail_with``: what an SDK error's body says) when it has one, else ``fail``."""
+    hook = getattr(decoder, "fail_with", None)
+    if callable(hook):
+        events: list[Event] = hook(exc)
+        return events
+    return list(decoder.fail(*_describe(exc)))
+
+
 def close_sync(*objs: object) -> None:
     """Close each object that has ``close()`` (an iterator, an SDK stream, a response).
 
@@ -148,7 +158,7 @@ def drive_sync(source: Iterable[Any], decoder: Decoder) -> Iterator[Event]:
             try:
                 item = next(it, _END)
             except Exception as exc:
-                yield from decoder.fail(*_describe(exc))
+                yield from _failed(decoder, exc)
                 return
             if item is _END:
                 break
@@ -287,7 +297,7 @@ async def drive_async(
                 closing = decoder.finish("abort")
                 break
             except Exception as exc:
-                closing = decoder.fail(*_describe(exc))
+                closing = _failed(decoder, exc)
                 break
             if item is _END:
                 closing = decoder.finish()

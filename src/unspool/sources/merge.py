@@ -39,6 +39,7 @@ from unspool.protocols.emitter import ActionEmitter, ActionValidator, done_reaso
 from unspool.protocols.toolcalls import ToolCallAssembler
 from unspool.sources.hosted import HostedCalls
 from unspool.sources.parsers import TextProtocol, emitter_of, make_parser
+from unspool.sources.usage import UsageRecords
 
 __all__ = ["EventMerger"]
 
@@ -46,7 +47,17 @@ __all__ = ["EventMerger"]
 class EventMerger:
     """Text, reasoning and tool-call pieces in, one ordered event stream out (sans-I/O)."""
 
-    __slots__ = ("_own_tools", "_stopped", "closed", "hosted", "parser", "text_chars", "tools")
+    __slots__ = (
+        "_own_tools",
+        "_stopped",
+        "closed",
+        "hosted",
+        "parser",
+        "paused",
+        "text_chars",
+        "tools",
+        "usage",
+    )
 
     def __init__(
         self,
@@ -64,6 +75,8 @@ class EventMerger:
         emitter = shared if shared is not None else ActionEmitter(f"{stream_id}/tools", registry)
         self.tools = ToolCallAssembler(emitter, lenient=lenient)
         self.hosted = HostedCalls(stream_id)
+        self.usage = UsageRecords()  # the provider's token counts, reported at the end
+        self.paused = False  # the provider paused the turn: a complete end is "paused"
         self.closed = False  # finish() or fail() ran: nothing more is accepted
         self.text_chars = 0  # characters given to the text channel so far (citation offsets)
         self._stopped: list[Hashable] = []  # calls closed by the provider with incomplete JSON
@@ -167,7 +180,11 @@ class EventMerger:
         truncated = self.tools.truncated or (
             text_done is not None and text_done.reason == "truncated"
         )
-        events.append(self._done(done_reason(reason, truncated), text_done))
+        events.extend(self._usage())
+        ending = done_reason(reason, truncated)
+        if self.paused and ending == "complete":
+            ending = "paused"
+        events.append(self._done(ending, text_done))
         return events
 
     def fail(self, message: str, error_type: str) -> list[Event]:
@@ -178,6 +195,7 @@ class EventMerger:
         events: list[Event] = [StreamError(message, error_type)]
         closing, text_done = self._close("abort")
         events.extend(closing)
+        events.extend(self._usage())
         events.append(self._done("error", text_done))
         return events
 
@@ -196,6 +214,11 @@ class EventMerger:
                 events.append(event)
         events.extend(self.tools.finish(reason))
         return events, text_done
+
+    def _usage(self) -> list[Event]:
+        """The ``Usage`` of the records the provider sent, if any counted tokens."""
+        usage = self.usage.event()
+        return [] if usage is None else [usage]
 
     def _done(self, reason: DoneReason, text_done: StreamDone | None) -> StreamDone:
         """The one ``StreamDone``: counts of every action, whichever emitter numbered it."""

@@ -2,8 +2,13 @@
 
 Every source takes a text protocol the same way: ``"plain"`` (the default),
 ``"interleaved"`` (:class:`~unspool.protocols.interleaved.InterleavedParser`),
-``"tags"`` (:class:`~unspool.protocols.tags.TagParser`), or any object with the
-parser shape (``feed(chunk) -> list[Event]``, ``finish(reason) -> list[Event]``).
+``"tags"`` (:class:`~unspool.protocols.tags.TagParser`), the name of an open-weights
+model format (``"hermes"``, ``"qwen3_coder"``, … from
+:data:`~unspool.protocols.model_formats.MODEL_FORMATS`: the raw text of a server run
+without a tool parser, read by :class:`~unspool.protocols.model_tags.ModelTagParser`;
+``"auto"`` recognises the family from the reply),
+or any object with the parser shape (``feed(chunk) -> list[Event]``,
+``finish(reason) -> list[Event]``).
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ class TextParser(Protocol):
         ...
 
 
-TextProtocol = ProtocolName | TextParser
-"""A protocol name or a parser instance."""
+TextProtocol = ProtocolName | str | TextParser
+"""A protocol name, a model format name, or a parser instance."""
 
 _BY_NAME: dict[str, tuple[str, str]] = {
     "interleaved": ("unspool.protocols.interleaved", "InterleavedParser"),
@@ -56,10 +61,23 @@ def make_parser(
     if protocol is None or protocol == "plain":
         return PlainTextParser(stream_id, registry)
     if isinstance(protocol, str):
+        from unspool.protocols.model_formats import MODEL_FORMATS
+
+        if protocol == "auto":
+            from unspool.protocols.model_auto import AutoTagParser
+
+            return AutoTagParser(stream_id=stream_id, registry=registry)
+        if protocol in MODEL_FORMATS:
+            from unspool.protocols.model_tags import ModelTagParser
+
+            return ModelTagParser(protocol, stream_id=stream_id, registry=registry)
         where = _BY_NAME.get(protocol)
         if where is None:
             choices = ", ".join(repr(n) for n in ("plain", *_BY_NAME))
-            raise ValueError(f"unknown protocol {protocol!r}: expected {choices} or a parser")
+            raise ValueError(
+                f"unknown protocol {protocol!r}: expected {choices}, a model format "
+                f"({', '.join(MODEL_FORMATS)}) or a parser"
+            )
         cls = getattr(importlib.import_module(where[0]), where[1])
         parser: TextParser = cls(stream_id=stream_id, registry=registry)
         return parser

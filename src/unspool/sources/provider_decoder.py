@@ -13,14 +13,14 @@ and the stream goes on, so the iteration never raises and still ends with
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from unspool.events import Event, FinishReason
 from unspool.protocols.emitter import ActionValidator
 from unspool.sources.merge import EventMerger
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import SKIP, get, get_str, is_record, show, unpack
+from unspool.sources.payload import SKIP, get, get_str, is_record, plain, show, unpack
 
 __all__ = ["ProviderDecoder"]
 
@@ -86,6 +86,11 @@ class ProviderDecoder(ABC):
 
     # ----------------------------------------------------------- for the subclasses
 
+    @property
+    def reason(self) -> FinishReason | None:
+        """How the provider said the reply ended, if it said."""
+        return self._reason
+
     def set_reason(self, reason: FinishReason) -> None:
         """Record how the provider said the reply ended (given to ``finish``)."""
         self._reason = reason
@@ -93,6 +98,17 @@ class ProviderDecoder(ABC):
     def bad(self, message: str, payload: Any) -> list[Event]:
         """Report a payload of the wrong shape (``Diagnostic(kind="bad_event")``)."""
         return self.merger.note("bad_event", message, show(payload))
+
+    def usage(self, shape: str, record: Any) -> list[Event]:
+        """A usage record (a row of :data:`unspool.sources.usage.SHAPES`), reported as
+        ``Usage`` at the end; ``None`` is nothing, anything but an object a report."""
+        if record is None:
+            return []
+        value = plain(record)
+        if not isinstance(value, Mapping):
+            return self.bad(f"this {self.provider} usage is not an object", record)
+        self.merger.usage.add(shape, value)
+        return []
 
     def note_once(self, kind: str, message: str, text: str | None = None) -> list[Event]:
         """A ``Diagnostic`` the first time this ``kind`` and ``text`` come up."""

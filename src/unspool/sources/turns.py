@@ -10,6 +10,9 @@ to append, and the next turn starts.  The loop stops after a turn without action
 ``StreamDone``), after a turn with an action left to the page or to an approval
 (:class:`~unspool.events.ActionPending`: ``stopped == "waiting"``; the next request brings
 the answer, see ``Dispatcher.resume``), or after a turn that did not end ``complete`` (truncated, aborted, error).
+A turn the provider paused (``StreamDone(paused)``: Anthropic's ``pause_turn``) is sent back
+as it stands, its provider-run tools included, and the next turn continues it.
+Each turn's ``Usage`` passes through as it comes; ``TurnLoop.usage`` is their sum.
 
 The guarantees are ``generate()``'s, turn by turn: an abort or a cancellation closes the
 upstream, ends the open actions as ``ActionInvalid(truncated)`` and ``StreamDone(aborted)``
@@ -33,6 +36,7 @@ from unspool.events import (
     Diagnostic,
     Event,
     StreamDone,
+    Usage,
     new_stream_id,
 )
 from unspool.sources.drive import close_async
@@ -54,7 +58,8 @@ class TurnLoop:
     ``messages`` starts as a copy of the given conversation and grows by each turn's
     messages; ``turns`` counts the turns run; ``stopped`` says why the loop ended.  A turn
     that did not end ``complete`` (truncated, aborted, error) adds nothing to ``messages``:
-    its events say what happened, and a cut-off call cannot be sent back as it stands."""
+    its events say what happened, and a cut-off call cannot be sent back as it stands.
+    ``usage`` sums the turns' ``Usage`` events (``None`` while no provider reported any)."""
 
     def __init__(
         self,
@@ -84,6 +89,7 @@ class TurnLoop:
         self.lenient = lenient
         self.turns = 0
         self.stopped: Stop | None = None
+        self.usage: Usage | None = None  # the turns' Usage events, summed
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self._run()
@@ -109,6 +115,8 @@ class TurnLoop:
                     events.append(event)
                     if isinstance(event, (ActionComplete, ActionInvalid)):
                         acted = True
+                    elif isinstance(event, Usage):
+                        self.usage = event if self.usage is None else self.usage + event
                     waiting = waiting or isinstance(event, ActionPending)
                     if isinstance(event, StreamDone):
                         self.stopped = self._stop(event, acted, waiting)
@@ -125,6 +133,10 @@ class TurnLoop:
                 self.messages.extend(self.results(events))
 
     def _stop(self, done: StreamDone, acted: bool, waiting: bool) -> Stop | None:
+        if done.reason == "paused":  # the provider goes on when the turn is sent back
+            if waiting:
+                return "waiting"
+            return "max_turns" if self.turns >= self.max_turns else None
         if done.reason != "complete":
             return done.reason
         if waiting:

@@ -17,7 +17,7 @@ The bounds, all set on the constructor:
 * **past them**: a client whose ``Last-Event-ID`` is older than the oldest kept frame,
   or whose stream is gone, gets one ``event: resume_failed`` frame, ``data:``
   ``{"type": "resume_failed", "reason": "evicted" | "unknown_stream" | "bad_id", ...}``
-  (``bad_id``: not a number, or past the last frame sent),
+  (``bad_id``: not plain ASCII digits, or past the last frame sent),
   and the response ends: start the reply again. Starting a stream beyond
   ``max_streams`` drops the oldest finished one, or raises :class:`TooManyStreams`.
 
@@ -175,11 +175,8 @@ class ResumableStreams:
         if buffer is None:
             yield _resume_failed("unknown_stream", lastEventId=last_event_id)
             return
-        try:
-            after = int(last_event_id) if last_event_id else 0
-            if not 0 <= after <= buffer.last_id:  # ids come from this buffer: never ahead
-                raise ValueError
-        except ValueError:
+        after = _frame_id(last_event_id)
+        if not 0 <= after <= buffer.last_id:  # ids come from this buffer: never ahead
             yield _resume_failed("bad_id", lastEventId=last_event_id)
             return
         buffer.readers += 1
@@ -222,6 +219,17 @@ class ResumableStreams:
                 raise ValueError("retry must be >= 0 milliseconds")
             frames = _prefixed(f"retry: {retry}\n\n".encode(), frames)
         return EventStreamResponse.from_frames(frames, format="unspool", keepalive=keepalive)
+
+
+def _frame_id(last_event_id: str | None) -> int:
+    """The frame id a ``Last-Event-ID`` names (0 for none), or -1 when it is not plain ASCII
+    digits: ``int()`` alone would read ``5_0`` as 50, ``+5`` / `` 5`` as 5 and ``\u0665``
+    (an Arabic-Indic five) as 5, and the client would skip or repeat frames."""
+    if not last_event_id:
+        return 0
+    if not (last_event_id.isascii() and last_event_id.isdigit()):
+        return -1
+    return int(last_event_id)
 
 
 async def _prefixed(first: bytes, frames: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

@@ -31,7 +31,8 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   an ``is_error`` result);
 * ``stop_reason="refusal"`` -> ``RefusalDelta`` with the ``explanation`` of its
   ``stop_details`` (``""`` when the API gives none: the event still marks where the
-  model refused); ``"max_tokens"`` (or
+  model refused); ``"pause_turn"`` -> ``StreamDone(paused)`` (the caller sends the
+  turn back as it stands to continue it); ``"max_tokens"`` (or
   ``model_context_window_exceeded``) -> open calls ``ActionInvalid(truncated)``
   and ``StreamDone(truncated)``; an ``error`` event -> ``StreamError`` and
   ``StreamDone(error)``.
@@ -46,19 +47,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import (
-    AsyncIterable,
-    AsyncIterator,
     Callable,
     Hashable,
-    Iterable,
-    Iterator,
     Mapping,
 )
-from typing import Any, overload
+from typing import Any
 
 from unspool.events import Citation, Event, FinishReason
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_int, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -131,6 +128,7 @@ class AnthropicDecoder(ProviderDecoder):
         if not is_record(message):
             return self.bad("message_start's message is not an object", event)
         blocks, events = self.items(message, "content")
+        events += self.usage("anthropic", get(message, "usage"))
         for index, block in enumerate(blocks):  # a whole message: each block starts and ends
             key = ("message_start", index)
             events += self._start(key, block)
@@ -142,7 +140,8 @@ class AnthropicDecoder(ProviderDecoder):
         delta = get(event, "delta")
         if not is_record(delta):
             return self.bad("message_delta's delta is not an object", event)
-        return self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
+        usage = self.usage("anthropic", get(event, "usage"))  # cumulative counts
+        return usage + self._stop_reason(get(delta, "stop_reason"), get(delta, "stop_details"))
 
     def _stop_reason(self, stop: Any, details: Any = None) -> list[Event]:
         if stop is None:
@@ -150,6 +149,7 @@ class AnthropicDecoder(ProviderDecoder):
         if not isinstance(stop, str):
             return self.bad("a stop reason is not a string", stop)
         self.set_reason("length" if stop in _CUT else "stop")
+        self.merger.paused = stop == "pause_turn"  # the caller sends the turn back to go on
         if stop == "refusal":  # stop_details.explanation says why, when the API gives it
             return self.merger.refusal(get_str(details, "explanation") or "")
         if stop not in _KNOWN_STOPS:
@@ -378,41 +378,11 @@ def recognise(item: Any) -> bool:
     return get_str(item, "type") in ANTHROPIC_EVENT_TYPES
 
 
-@overload
-def from_anthropic(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_anthropic(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_anthropic(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_anthropic = entry_point(
+    "anthropic",
+    AnthropicDecoder,
     """Events of an Anthropic Messages stream: a sync iterator for a sync stream
     (``Stream``, ``MessageStream``, a list of events), an async iterator for an async
     one (``AsyncStream``, ``AsyncMessageStream``).  Options as in
-    :func:`unspool.from_openai`."""
-    decoder = AnthropicDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    :func:`unspool.from_openai`.""",
+)

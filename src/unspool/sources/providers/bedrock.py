@@ -32,19 +32,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import (
-    AsyncIterable,
-    AsyncIterator,
     Callable,
     Hashable,
-    Iterable,
     Iterator,
     Mapping,
 )
-from typing import Any, overload
+from typing import Any
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -290,6 +287,10 @@ class BedrockDecoder(ProviderDecoder):
             )
         return events
 
+    def _metadata(self, body: Any) -> list[Event]:
+        """``metadata``: its ``usage`` is reported at the end (``metrics`` is timing)."""
+        return self.usage("bedrock", get(body, "usage"))
+
     def _ignore(self, body: Any) -> list[Event]:
         return []
 
@@ -318,7 +319,7 @@ _HANDLERS: dict[str, Callable[[BedrockDecoder, Any], list[Event]]] = {
     "contentBlockDelta": BedrockDecoder._block_delta,
     "contentBlockStop": BedrockDecoder._block_stop,
     "messageStop": BedrockDecoder._message_stop,
-    "metadata": BedrockDecoder._ignore,
+    "metadata": BedrockDecoder._metadata,
 }
 
 BEDROCK_EVENT_TYPES = frozenset(_HANDLERS)
@@ -375,41 +376,11 @@ def unwrap(result: Any) -> Any:
     return None
 
 
-@overload
-def from_bedrock(
-    response: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_bedrock(
-    response: Iterable[Any] | Mapping[str, Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_bedrock(
-    response: Iterable[Any] | AsyncIterable[Any] | Mapping[str, Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_bedrock = entry_point(
+    "bedrock",
+    BedrockDecoder,
     """Events of a Bedrock ``converse_stream`` response: boto3's is synchronous (under
     ``generate()`` it is read in a worker thread); an async stream of the same events
-    (aioboto3's) gives an async iterator.  Options as in :func:`unspool.from_openai`."""
-    decoder = BedrockDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    stream = bedrock_stream(response)
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    (aioboto3's) gives an async iterator.  Options as in :func:`unspool.from_openai`.""",
+    find_stream=bedrock_stream,
+)

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
-from typing import Any, overload
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 from unspool.events import Citation, Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
@@ -174,6 +174,7 @@ class GeminiDecoder(ProviderDecoder):
                     events.extend(self.merger.note("ignored_choice", message))
                 continue
             events.extend(self._candidate(candidate))
+        events.extend(self.usage("gemini", field(event, "usage_metadata")))
         blocked = _name(field(field(event, "prompt_feedback"), "block_reason"))
         if blocked:
             self.set_reason("length")
@@ -483,45 +484,10 @@ class GeminiDecoder(ProviderDecoder):
         return events
 
 
-@overload
-def from_gemini(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    candidate: int = 0,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_gemini(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    candidate: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_gemini(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    candidate: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_gemini = entry_point(
+    "gemini",
+    GeminiDecoder,
     """Events of a Gemini stream: a sync iterator for ``generate_content_stream``, an
     async one for ``client.aio.models.generate_content_stream``.  Options as in
-    :func:`unspool.from_openai`; ``candidate`` picks the candidate to follow."""
-    decoder = GeminiDecoder(
-        text_parser, stream_id=stream_id, registry=registry, candidate=candidate, lenient=lenient
-    )
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    :func:`unspool.from_openai`; ``candidate`` picks the candidate to follow.""",
+)

@@ -18,17 +18,26 @@ stream order:
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, overload
+from typing import Any
 
 from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
 from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 
 __all__ = ["OllamaDecoder", "from_ollama", "recognise"]
+
+_COUNTS = (
+    "prompt_eval_count",
+    "eval_count",
+    "total_duration",
+    "load_duration",
+    "prompt_eval_duration",
+    "eval_duration",
+)
+"""The counts and timings of Ollama's last chunk: its usage record."""
 
 
 def recognise(item: Any) -> bool:
@@ -84,6 +93,9 @@ class OllamaDecoder(ProviderDecoder):
         for call in calls:
             events.extend(self._tool_call(call))
         if get(event, "done") is True:
+            counts = {name: get(event, name) for name in _COUNTS}
+            if any(value is not None for value in counts.values()):
+                events.extend(self.usage("ollama", counts))
             events.extend(self._done(get(event, "done_reason")))
         return events
 
@@ -129,40 +141,10 @@ class OllamaDecoder(ProviderDecoder):
         return events
 
 
-@overload
-def from_ollama(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
-
-
-@overload
-def from_ollama(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
-
-
-def from_ollama(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_ollama = entry_point(
+    "ollama",
+    OllamaDecoder,
     """Events of an Ollama chat stream: a sync iterator for ``Client.chat(stream=True)``,
     an async one for ``AsyncClient.chat(stream=True)``.  Options as in
-    :func:`unspool.from_openai`."""
-    decoder = OllamaDecoder(text_parser, stream_id=stream_id, registry=registry, lenient=lenient)
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    :func:`unspool.from_openai`.""",
+)

@@ -10,7 +10,11 @@ returns for a streamed call, sync or async, and yields events in stream order:
   ``ActionStarted``, ``ActionArgsDelta`` (the live partial arguments, incomplete
   strings included) and one ``ActionComplete``/``ActionInvalid``; several calls may
   be open at once.  A call ends when a later call starts and its JSON value is
-  complete, or at the finish reason.  ``finish_reason="length"`` (and
+  complete, or at the finish reason; a stream that ends with ``data: [DONE]`` but no
+  finish reason ends its calls whose arguments are complete JSON as complete (the
+  others, and every open call of a stream that ends without ``[DONE]``, as
+  ``ActionInvalid(truncated)``: the SDK drops ``[DONE]``, so through it such a call stays
+  truncated).  ``finish_reason="length"`` (and
   ``"content_filter"``) cut off the open calls (``ActionInvalid(truncated)``) and
   end with ``StreamDone(truncated)``.
 * Legacy Completions (``client.completions.create(..., stream=True)``):
@@ -31,17 +35,19 @@ never raises and ends with ``StreamDone``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, overload
+import asyncio
+from collections.abc import AsyncIterable, Iterable
+from typing import Any
 
 from unspool.events import Event
 from unspool.protocols.emitter import ActionValidator
-from unspool.sources.drive import drive_async, drive_sync
+from unspool.sources.entry import entry_point
 from unspool.sources.parsers import TextProtocol
-from unspool.sources.payload import get, get_str, plain
+from unspool.sources.payload import get, get_str, is_record, plain
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai_chat import ChatReader
 from unspool.sources.providers.openai_responses import ResponsesReader
+from unspool.sources.sse import SSEMessage
 
 __all__ = ["OpenAIDecoder", "from_openai", "recognise"]
 
@@ -99,7 +105,34 @@ class OpenAIDecoder(ProviderDecoder):
         self._chat = ChatReader(self)
         self._responses = ResponsesReader(self)
 
+    def feed(self, item: Any) -> list[Event]:
+        """The events of one upstream item; an SSE ``data: [DONE]`` ends a Chat stream
+        that gave no finish reason (its calls whose arguments are complete end complete)."""
+        if isinstance(item, SSEMessage):
+            if item.data.strip() == "[DONE]" and not self.closed:
+                return self._chat.done_marker()
+        elif not self.merger.closed:
+            try:
+                fast = self._chat.fast(item)  # a piece of text or of a call's arguments
+            except Exception:  # a shape it did not foresee: the general reader reports it
+                fast = None
+            if fast is not None:
+                return fast
+        return super().feed(item)
+
+    def fail_with(self, exc: BaseException) -> list[Event]:
+        """The SDK raised (an ``error`` object mid-stream): Groq's ``failed_generation`` in
+        the error's body is reported first, then ``StreamError``."""
+        body = getattr(exc, "body", None)
+        failed = get(body, "failed_generation") if is_record(body) else None
+        events: list[Event] = []
+        if failed is not None:
+            events += self._chat.failed_generation(failed)
+        return events + self.fail(str(exc) or repr(exc), type(exc).__name__)
+
     def _event(self, event: Any) -> list[Event]:
+        if get_str(event, "object") == "error":  # vLLM's failure: the error object itself
+            return self._chat.fail_with_error(event)
         if get(event, "choices") is not None or get_str(event, "object") in _OBJECTS:
             return self._chat.chunk(event)
         kind = get_str(event, "type")
@@ -117,50 +150,33 @@ class OpenAIDecoder(ProviderDecoder):
         return self.unknown(kind, event)
 
 
-@overload
-def from_openai(
-    stream: AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> AsyncIterator[Event]: ...
+def _no_loop() -> bool:
+    """No event loop runs in this thread: a stream that iterates both ways (LiteLLM's
+    ``CustomStreamWrapper``) is read sync here, async under a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return True
+    return False
 
 
-@overload
-def from_openai(
-    stream: Iterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event]: ...
+def _read_async(stream: Any) -> bool:
+    """An async stream is read async, unless it also iterates sync and no loop runs."""
+    return isinstance(stream, AsyncIterable) and not (isinstance(stream, Iterable) and _no_loop())
 
 
-def from_openai(
-    stream: Iterable[Any] | AsyncIterable[Any],
-    text_parser: TextProtocol | None = None,
-    *,
-    stream_id: str | None = None,
-    registry: ActionValidator | None = None,
-    choice: int = 0,
-    lenient: bool = False,
-) -> Iterator[Event] | AsyncIterator[Event]:
+from_openai = entry_point(
+    "openai",
+    OpenAIDecoder,
     """Events of an OpenAI stream: a sync iterator for a sync stream (``Stream``,
-    a list of chunks), an async iterator for an async one (``AsyncStream``).
+    a list of chunks), an async iterator for an async one (``AsyncStream``); a stream
+    that iterates both ways (LiteLLM's ``litellm.completion(..., stream=True)``) is read
+    async under a running event loop, sync otherwise.
 
     ``text_parser`` is the protocol of the text channel (``"plain"``,
     ``"interleaved"``, ``"tags"`` or a parser instance); ``registry`` validates
     actions; ``lenient`` accepts repairable tool-argument JSON.  The stream is
     closed when the iteration ends, however it ends; an upstream error becomes
-    ``StreamError`` then ``StreamDone(reason="error")``."""
-    decoder = OpenAIDecoder(
-        text_parser, stream_id=stream_id, registry=registry, choice=choice, lenient=lenient
-    )
-    if isinstance(stream, AsyncIterable):
-        return drive_async(stream, decoder)
-    return drive_sync(stream, decoder)
+    ``StreamError`` then ``StreamDone(reason="error")``.""",
+    read_async=_read_async,
+)

@@ -13,12 +13,26 @@ Read, in stream order, from each chunk:
   signature Gemini's OpenAI-compatible endpoint attaches to a call
   (``extra_content.google.thought_signature``) is kept as
   ``attributes["thought_signature"]``;
-* ``choices[i].text``: legacy Completions streams (``object: "text_completion"``);
+* ``choices[i].text``: legacy Completions streams (``object: "text_completion"``); a
+  choice that carries the same token in both ``text`` and ``delta.content`` (seen through
+  routers) is read once, from ``delta.content`` (``Diagnostic(kind="duplicate_text")``
+  once per stream);
+* OpenRouter's ``delta.reasoning_details``: an encrypted entry (``reasoning.encrypted``)
+  is reported once as ``Diagnostic(kind="redacted_thinking")`` (as Anthropic's and
+  Bedrock's redacted reasoning); the text of a ``reasoning.text`` /
+  ``reasoning.summary`` entry is ``ReasoningDelta`` when the delta has no
+  ``reasoning`` string (which repeats it);
+* a ``moderation`` object (OpenAI's moderated completions: ``input`` / ``output``
+  results or errors, on a chunk of its own): ``Diagnostic(kind="moderation")`` naming what
+  it flagged, each time it changes; Groq's ``failed_generation``
+  in an error object (the model output it could not read as a tool call):
+  ``Diagnostic(kind="failed_generation")`` with that output, before the ``StreamError``;
 * ``finish_reason``: ``length`` (``max_tokens``, ``model_context_window_exceeded`` and
   DeepSeek's ``insufficient_system_resource`` too) and ``content_filter`` truncate, ``error`` fails the
   stream, the others end the open calls (an unknown one is reported);
 * a top-level ``error`` object (OpenAI-compatible servers and routers report a failure
-  mid-stream this way, alone or beside ``choices``) -> ``StreamError``;
+  mid-stream this way, alone or beside ``choices``), or a chunk that is itself an error
+  (vLLM's ``{"object": "error", "message", "type", "code"}``) -> ``StreamError``;
 * Azure's ``prompt_filter_results`` and ``content_filter_results``: a category that
   was filtered or detected is reported (``Diagnostic(kind="content_filter")``);
 * Groq's ``delta.executed_tools`` (the tools its compound systems ran on the server):
@@ -71,6 +85,7 @@ class ChatReader:
         "_failing",
         "_ignored",
         "_last_key",
+        "_moderation",
         "_seen",
     )
 
@@ -85,6 +100,45 @@ class ChatReader:
         self._cited: set[str] = set()
         self._documents = 0  # Azure citations so far
         self._executed = 0  # Groq executed tools without an index so far
+        self._moderation = ""  # the last moderation verdict reported
+
+    def fast(self, chunk: Any) -> list[Event] | None:
+        """The events of the most common chunk, read without the general walk: one choice
+        (the followed one) whose delta is only a piece of text, or only a piece of the
+        arguments of the call already open at its index, with nothing else set (no
+        finish reason, usage, filters, citations, extra fields...).  ``None`` for any
+        other chunk, which :meth:`chunk` reads (the same events, more slowly)."""
+        fields = _fields(chunk, _CHUNK_KEYS)
+        if fields is None:
+            return None
+        choices = fields.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = _fields(choices[0], _CHOICE_KEYS)
+        if choice is None or choice.get("index", 0) != self._d.choice:
+            return None
+        delta = _fields(choice.get("delta"), _DELTA_KEYS)
+        if delta is None:
+            return None
+        content = delta.get("content")
+        calls = delta.get("tool_calls")
+        if calls is None:
+            return self._d.merger.text(content) if type(content) is str else None
+        if content or type(calls) is not list or len(calls) != 1:
+            return None
+        call = _fields(calls[0], _CALL_KEYS)
+        if call is None:
+            return None
+        index = call.get("index")
+        current = self._current.get(index) if type(index) is int else None
+        function = _fields(call.get("function"), _FUNCTION_KEYS)
+        if current is None or function is None:
+            return None
+        key = current[0]
+        arguments = function.get("arguments")
+        if type(arguments) is not str or key not in self._seen or key in self._custom:
+            return None
+        return self._d.merger.tool_args(key, arguments)
 
     def chunk(self, chunk: Any) -> list[Event]:
         """The events of one chunk."""
@@ -94,18 +148,65 @@ class ChatReader:
         events += bad
         for entry in filters:
             events += self._filters(get(entry, "content_filter_results"), "prompt")
+        events += self._moderated(get(chunk, "moderation"))
         error = plain(get(chunk, "error"))
         self._failing = bool(error)  # an empty or null error object says nothing failed
         choices, bad = d.items(chunk, "choices")
         events += bad
         for choice in choices:
             events += self._choice(choice)
+        events += d.usage("openai_chat", get(chunk, "usage"))
+        events += d.usage("openai_chat", get(get(chunk, "x_groq"), "usage"))  # Groq's place
         if error:
             events += self._error(error)
         return events
 
+    def _moderated(self, verdict: Any) -> list[Event]:
+        """A router's ``moderation`` verdict, reported each time it says something new."""
+        verdict = plain(verdict)
+        if not verdict:
+            return []
+        # quoted with sorted keys: the SDK's objects and the wire's JSON read the same
+        text = show(json.loads(json.dumps(verdict, sort_keys=True, default=repr)))
+        if text == self._moderation:
+            return []
+        self._moderation = text
+        said: list[str] = []
+        for side in ("input", "output"):  # OpenAI's moderated completions
+            part = verdict.get(side) if isinstance(verdict, Mapping) else None
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "error":
+                said.append(f"its {side} check failed ({part.get('code')}: {part.get('message')})")
+            results = part.get("results")
+            for result in results if isinstance(results, list) else []:
+                found = result.get("categories") if isinstance(result, Mapping) else None
+                if isinstance(result, Mapping) and result.get("flagged"):
+                    hits = [k for k, v in found.items() if v] if isinstance(found, Mapping) else []
+                    said.append(f"it flagged the {side}" + (f": {', '.join(hits)}" if hits else ""))
+        if not said and isinstance(verdict, Mapping) and verdict.get("flagged"):
+            said.append("it flagged the reply")
+        message = "the provider's moderation: " + ("; ".join(said) or "nothing flagged")
+        return self._d.merger.note("moderation", message, text)
+
     def _error(self, error: Any) -> list[Event]:
-        """A failure the server reported inside the stream: ``StreamError``."""
+        """A failure the server reported inside the stream: ``StreamError`` (after Groq's
+        ``failed_generation``, the output it could not use, as a ``Diagnostic``)."""
+        failed = get(error, "failed_generation") if is_record(error) else None
+        events = [] if failed is None else self.failed_generation(failed)
+        return events + self._fail(error)
+
+    def failed_generation(self, failed: Any) -> list[Event]:
+        """Groq's ``failed_generation``: the output it could not use as a tool call."""
+        text = failed if isinstance(failed, str) else show(failed)
+        message = "the provider could not read the model's output as a tool call"
+        return self._d.merger.note("failed_generation", message, text)
+
+    def fail_with_error(self, error: Any) -> list[Event]:
+        """An error object sent as the chunk itself (vLLM's ``{"object": "error", ...}``)."""
+        return self._error(error)
+
+    def _fail(self, error: Any) -> list[Event]:
         message = get_str(error, "message") if is_record(error) else None
         if message is None:
             message = error if isinstance(error, str) and error else show(error)
@@ -135,7 +236,10 @@ class ChatReader:
         elif delta is not None:
             events += d.bad("a choice's delta is not an object", delta)
         text = get(choice, "text")  # legacy Completions
-        if isinstance(text, str):
+        if isinstance(text, str) and text and text == get(delta, "content"):
+            message = "the text came twice (choices[].text and delta.content): read once"
+            events += d.note_once("duplicate_text", message, "choices[].text")
+        elif isinstance(text, str):
             events += d.merger.text(text)
         elif text is not None:
             events += d.bad("a completion's text is not a string", text)
@@ -150,13 +254,19 @@ class ChatReader:
         d = self._d
         merger = d.merger
         events: list[Event] = []
+        said = False  # a reasoning string in this delta (OpenRouter's details repeat it)
         for field in ("reasoning_content", "reasoning"):
             reasoning = get(delta, field)
             if isinstance(reasoning, str):
                 events += merger.reasoning(reasoning)
+                said = True
                 break
             if reasoning is not None:
                 events += d.bad(f"{field!r} is not a string", reasoning)
+        details, bad = d.items(delta, "reasoning_details")  # OpenRouter
+        events += bad
+        for detail in details:
+            events += self._reasoning_detail(detail, said)
         executed, bad = d.items(delta, "executed_tools")  # Groq: tools run on its servers
         events += bad
         for tool in executed:
@@ -199,6 +309,22 @@ class ChatReader:
             message = "audio output is not read: its transcript has no text event here"
             events += d.note_once("ignored_audio", message, "delta.audio")
         return events
+
+    def _reasoning_detail(self, detail: Any, said: bool) -> list[Event]:
+        """One of OpenRouter's ``reasoning_details``."""
+        d = self._d
+        kind = get_str(detail, "type") if is_record(detail) else None
+        if kind is None:
+            return d.bad("a reasoning detail has no type", detail)
+        if kind == "reasoning.encrypted":
+            return d.note_once("redacted_thinking", "encrypted reasoning, not shown", kind)
+        field = {"reasoning.text": "text", "reasoning.summary": "summary"}.get(kind)
+        if field is None:
+            return d.note_once("unknown_event", f"reasoning detail {kind!r} is not read", kind)
+        text = get(detail, field)
+        if not isinstance(text, str):
+            return d.bad(f"a {kind} detail has no text", detail)
+        return [] if said else d.merger.reasoning(text)
 
     def _call(self, call: Any) -> list[Event]:
         """One ``tool_calls`` entry.  Its ``index`` names the call; an entry whose ``id``
@@ -270,6 +396,20 @@ class ChatReader:
         for other in tools.open_keys():  # calls stream one after another
             if tools.ready(other):
                 events += merger.tool_end(other)
+        return events
+
+    def done_marker(self) -> list[Event]:
+        """``data: [DONE]`` without a finish reason: the server ended the reply normally,
+        so each open call whose arguments are complete JSON ends now (one cut short stays
+        open, and ends truncated)."""
+        d = self._d
+        if d.reason is not None:
+            return []
+        merger = d.merger
+        events = self._close_custom()
+        for key in merger.tools.open_keys():
+            if merger.tools.ready(key):
+                events += merger.tool_end(key)
         return events
 
     def _executed_tool(self, tool: Any) -> list[Event]:
@@ -466,6 +606,52 @@ class ChatReader:
                 )
                 events += d.merger.citation(citation)
         return events
+
+
+_CHUNK_KEYS = frozenset(
+    {"id", "object", "created", "model", "choices", "system_fingerprint", "service_tier"}
+    | {"obfuscation"}  # random padding OpenAI adds to each chunk: no content
+)
+_CHOICE_KEYS = frozenset({"index", "delta", "logprobs"})
+_DELTA_KEYS = frozenset({"role", "content", "tool_calls"})
+_CALL_KEYS = frozenset({"index", "function"})
+_FUNCTION_KEYS = frozenset({"arguments"})
+"""The fields :meth:`ChatReader.fast` reads when set: any other set field (a finish
+reason, usage, a tool's name or id, a refusal...) sends the chunk the general way."""
+
+
+def _fields(obj: Any, allowed: frozenset[str]) -> dict[str, Any] | None:
+    """The fields of a dict or an SDK (pydantic) object, when every field that is set
+    (not ``None``) is one of ``allowed``; else ``None``."""
+    cls = type(obj)
+    if cls is dict:
+        others: Any = obj.keys() - allowed
+        fields: Any = obj
+    else:
+        fields = getattr(obj, "__dict__", None)
+        if type(fields) is not dict or getattr(obj, "__pydantic_extra__", None):
+            return None
+        others = _OTHERS.get(cls)
+        if others is None or others[0] is not allowed:
+            # an SDK model's optional fields are always in its __dict__
+            declared = getattr(cls, "model_fields", None)
+            if not isinstance(declared, dict) or not fields.keys() <= declared.keys():
+                return None
+            others = _OTHERS[cls] = (allowed, tuple(declared.keys() - allowed))
+        for name in others[1]:
+            if fields.get(name) is not None:
+                return None
+        result: dict[str, Any] = fields
+        return result
+    for name in others:
+        if obj[name] is not None:
+            return None
+    same: dict[str, Any] = obj
+    return same
+
+
+_OTHERS: dict[type, tuple[frozenset[str], tuple[str, ...]]] = {}
+"""Per SDK model class: the allowed set it was read with, and its fields outside it."""
 
 
 def _text(value: Any) -> str | None:

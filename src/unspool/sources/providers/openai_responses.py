@@ -4,6 +4,9 @@
   ``Citation`` (its ``start`` / ``end`` counted in the whole reply's text channel);
   ``response.refusal.delta`` -> ``RefusalDelta``; reasoning summary and reasoning
   text deltas -> ``ReasoningDelta``, with ``"\\n\\n"`` between two parts (or items);
+  the text of a message whose ``phase`` is ``"commentary"`` (what the model says while
+  it works, before its ``"final_answer"``) is kept apart from the answer: it is
+  ``ReasoningDelta`` too, never the text channel;
 * ``function_call`` items and their argument deltas -> actions;
 * client-run items -> actions too, named after the tool the client runs:
   ``custom_tool_call`` (its own name; the raw text input streams as the args
@@ -168,6 +171,7 @@ class ResponsesReader:
 
     __slots__ = (
         "_awaiting",
+        "_commentary",
         "_custom",
         "_d",
         "_last_key",
@@ -189,6 +193,7 @@ class ResponsesReader:
         self._parts: dict[tuple[Hashable, Any], int] = {}  # text part -> its offset
         self._reasoning: tuple[Hashable, str, Any] | None = None  # the last reasoning part
         self._last_key: Hashable = 0
+        self._commentary: set[Hashable] = set()  # message items of phase "commentary"
         self._written: set[Hashable] = set()  # items whose text, refusal or reasoning streamed
 
     def handles(self, kind: str) -> bool:
@@ -216,6 +221,8 @@ class ResponsesReader:
         if not isinstance(text, str):
             return d.bad("a text delta is not text", event)
         part = (self._key(event), _label(get(event, "content_index")))
+        if part[0] in self._commentary:  # not the answer
+            return self._reason(part[0], "commentary", part[1], text)
         self._written.add(part[0])
         if part not in self._parts:
             self._parts[part] = d.merger.text_chars
@@ -286,6 +293,8 @@ class ResponsesReader:
             return self._d.bad("an output item is not an object", event)
         kind = get_str(item, "type")
         key = self._key(event, item)
+        if kind == "message" and get_str(item, "phase") == "commentary":
+            self._commentary.add(key)
         if kind == "function_call":
             return self._start_call(key, item, get(item, "arguments"))
         run_by = _run_by(item)
@@ -370,7 +379,7 @@ class ResponsesReader:
                 events += d.bad(f"a {kind} part has no text", part)
             elif what == "refusal":
                 events += d.merger.refusal(text) if text else []
-            elif kind == "reasoning":
+            elif kind == "reasoning" or get_str(item, "phase") == "commentary":
                 events += self._reason(key, "summary", index, text)
             else:
                 base = d.merger.text_chars
@@ -526,23 +535,29 @@ class ResponsesReader:
             events += self._close_custom(key, None)
         return events
 
+    def _usage(self, event: Any) -> list[Event]:
+        return self._d.usage("openai_responses", get(get(event, "response"), "usage"))
+
     def _completed(self, event: Any) -> list[Event]:
         self._d.set_reason("stop")
-        return self._close_all_custom() + self._d.merger.end_tools()
+        return self._usage(event) + self._close_all_custom() + self._d.merger.end_tools()
 
     def _incomplete(self, event: Any) -> list[Event]:
         self._d.set_reason("length")
+        events = self._usage(event)
         details = get(get(event, "response"), "incomplete_details")
         if get_str(details, "reason") == "content_filter":
-            return self._d.merger.note(
+            events += self._d.merger.note(
                 "content_filter", "the provider's content filter cut the output"
             )
-        return []
+        return events
 
     def _failed(self, event: Any) -> list[Event]:
         error = get(get(event, "response"), "error")
         message = get_str(error, "message") or "the response failed"
-        return self._d.merger.fail(message, get_str(error, "code") or "response.failed")
+        return self._usage(event) + self._d.merger.fail(
+            message, get_str(error, "code") or "response.failed"
+        )
 
     def _error(self, event: Any) -> list[Event]:
         """An ``error`` event: the Responses API's flat one, or the nested

@@ -36,9 +36,10 @@ How to add a provider (one module and one row):
    * ``recognise(item) -> bool``: True for an item only this provider sends (look
      at a field or an event ``type`` no other row uses; it is tried on the first
      item of a stream, in table order);
-   * ``from_<name>(stream, text_parser=None, *, stream_id=None, registry=None,
-     lenient=False)``, returning ``drive_async(...)`` for an async iterable and
-     ``drive_sync(...)`` otherwise (copy ``providers/anthropic.py``'s);
+   * ``from_<name> = entry_point("<name>", <Name>Decoder, doc)``
+     (:func:`unspool.sources.entry.entry_point`: the shared signature, sync or
+     async as the stream iterates; ``find_stream=`` when the stream is inside what
+     the SDK returned);
    * optionally a tool-result builder (see :class:`ToolResultBuilder`).
 
 2. Add its row to :data:`PROVIDERS` below, e.g.::

@@ -14,7 +14,10 @@ call, matched by the call's provider id (unspool's id when the provider gave non
   function call, ``custom_tool_call_output``, ``shell_call_output``,
   ``apply_patch_call_output``, ``mcp_approval_response``... for the client-run items;
 * :func:`anthropic_results`: an ``assistant`` message with ``tool_use`` blocks, then a
-  ``user`` message of ``tool_result`` blocks (``is_error: true`` for a failure);
+  ``user`` message of ``tool_result`` blocks (``is_error: true`` for a failure); the
+  provider's own tool calls and results (``server_tool_use`` / ``mcp_tool_use`` and their
+  ``*_tool_result`` blocks) are echoed in place in the assistant message, as the API
+  requires to continue a turn it paused (``pause_turn``);
 * :func:`gemini_results`: a ``model`` content with ``function_call`` parts (each with the
   thought signature it came with), then a ``user`` content of ``function_response`` parts
   (``{"output": ...}`` or ``{"error": ...}``);
@@ -44,6 +47,9 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Event,
+    HostedToolInput,
+    HostedToolResult,
+    HostedToolStarted,
     TextDelta,
 )
 
@@ -429,10 +435,49 @@ def _approval(call: ToolCall) -> dict[str, Any]:
     return item
 
 
+def _anthropic_hosted(events: Sequence[Event]) -> list[dict[str, Any]] | None:
+    """The assistant's text and provider-run blocks in stream order (``None`` when the turn
+    ran none): a ``server_tool_use`` / ``mcp_tool_use`` block per call and the
+    ``*_tool_result`` block of its result, as the API sent them."""
+    if not any(isinstance(e, HostedToolStarted) for e in events):
+        return None
+    blocks: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}  # hosted id -> its block
+    started: dict[str, HostedToolStarted] = {}
+    for event in events:
+        if isinstance(event, TextDelta):
+            if blocks and blocks[-1]["type"] == "text":
+                blocks[-1]["text"] += event.text
+            else:
+                blocks.append({"type": "text", "text": event.text})
+        elif isinstance(event, HostedToolStarted) and event.provider_id:
+            started[event.id] = event
+            if event.kind in ("server_tool_use", "mcp_tool_use"):
+                block: dict[str, Any] = {"type": event.kind, "id": event.provider_id}
+                block.update(name=event.name, input={})
+                if event.kind == "mcp_tool_use" and event.attributes.get("server"):
+                    block["server_name"] = event.attributes["server"]
+                calls[event.id] = block
+                blocks.append(block)
+        elif isinstance(event, HostedToolInput) and event.id in calls:
+            calls[event.id]["input"] = event.to_dict()["input"]
+        elif isinstance(event, HostedToolResult) and event.id in started and event.kind:
+            call_id = started[event.id].provider_id
+            output = event.to_dict()["output"]
+            blocks.append({"type": event.kind, "tool_use_id": call_id, "content": output})
+    return [b for b in blocks if b["type"] != "text" or b["text"]]
+
+
 def anthropic_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Anthropic Messages: the assistant's ``tool_use`` blocks, then ``tool_result`` blocks."""
+    events = list(events)
     turn = read_turn(events)
-    content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
+    hosted = _anthropic_hosted(events)
+    content: list[dict[str, Any]]
+    if hosted is not None:
+        content = hosted
+    else:
+        content = [{"type": "text", "text": turn.text}] if turn.text else []
     content.extend(
         {"type": "tool_use", "id": c.call_id, "name": c.name, "input": c.args} for c in turn.calls
     )

@@ -21,7 +21,9 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   "input", "output", "error", "providerId", "kind"}``), never a tool call: an AG-UI
   client runs only tool calls, holds only them pending, and never sends an activity
   message back to the agent (``@ag-ui/client`` drops them from the next run's input);
-* citations and diagnostics: ``CUSTOM`` events ``unspool.citation`` / ``unspool.diagnostic``;
+* citations, diagnostics and the provider's token counts: ``CUSTOM`` events
+  ``unspool.citation`` / ``unspool.diagnostic`` / ``unspool.usage`` (the event's
+  ``to_dict()``), the counts also in ``RUN_FINISHED``'s ``result.usage``;
 * the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
   data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
   ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
@@ -32,7 +34,7 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   ``RUN_FINISHED`` ``outcome``, answered by the next run's ``resume`` entry
   (``payload`` ``{"approved": bool, "reason"?: str}``; ``"cancelled"`` is a denial);
 * the end: ``RUN_FINISHED`` with ``result`` ``{"reason": "complete" | "truncated" |
-  "aborted", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
+  "aborted" | "paused", ...counts}``, or ``RUN_ERROR`` (``code`` the error type) for a failed upstream.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.web.formats.ai_sdk import invalid_text
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
@@ -120,6 +123,7 @@ class AgUiEncoder:
         self.hosted: dict[str, dict[str, Any]] = {}  # hosted call id -> its activity content
         self.interrupts: list[Interrupt] = []
         self.error: StreamError | None = None
+        self.usage: Usage | None = None
         self.done = False
 
     def _frames(self, *events: BaseEvent) -> list[bytes]:
@@ -291,6 +295,8 @@ class AgUiEncoder:
             "actionsInvalid": event.actions_invalid,
             "textChars": event.text_chars,
         }
+        if self.usage is not None:
+            result["usage"] = {k: v for k, v in self.usage.to_dict().items() if k != "type"}
         outcome = (
             RunFinishedInterruptOutcome(interrupts=self.interrupts)
             if self.interrupts and event.reason == "complete"
@@ -312,7 +318,9 @@ class AgUiEncoder:
             out = self._delta("refusal", event.text)
         elif isinstance(event, ReasoningDelta):
             out = self._delta("reasoning", event.text)
-        elif isinstance(event, (Citation, Diagnostic)):
+        elif isinstance(event, (Citation, Diagnostic, Usage)):
+            if isinstance(event, Usage):
+                self.usage = event
             out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]
         elif isinstance(event, AppData):
             meta = {"unspool": {"id": event.id}} if event.id is not None else None

@@ -25,6 +25,12 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   ``tool-output-available`` (``tool-output-error`` for a failure), each with
   ``providerExecuted: true``, which is what the flag means: ``onToolCall`` never fires
   for it, and ``convertToModelMessages`` files its result inside the assistant message;
+* the provider's token counts (:class:`Usage`): a ``message-metadata`` chunk whose
+  ``messageMetadata`` is ``{"usage": {...}}`` in the AI SDK's own names (``inputTokens``,
+  ``outputTokens``, ``totalTokens``, ``cachedInputTokens``, ``reasoningTokens``, and
+  ``cacheWriteTokens``; a count the provider did not give is left out) beside
+  ``providerUsage``, the provider's record (``useChat`` keeps it as the message's
+  ``metadata``);
 * a citation: ``source-url`` (or ``source-document`` without a URL); a diagnostic: a
   transient ``data-unspool-diagnostic`` chunk (``onData`` sees it, the message keeps none);
 * the application's :class:`AppData`: a ``data-{name}`` chunk (with its ``id``, and
@@ -35,10 +41,11 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   so far: ``{}`` until a snapshot says otherwise, as AG-UI's client starts); a delta that does
   not apply leaves the state as it was and is a transient ``data-unspool-diagnostic``
   (``kind`` ``bad_state_delta``);
-* the end: ``finish`` with ``finishReason`` ``stop`` (complete) or ``length``
-  (truncated); ``abort`` (aborted); ``error`` then ``finish`` with ``error`` (failed
-  upstream). Each is preceded by ``finish-step``, as the AI SDK's own streams do. Between the
-  turns of a tool loop (``turns=True``): ``finish-step`` then ``start-step``.
+* the end: ``finish`` with ``finishReason`` ``stop`` (complete), ``length``
+  (truncated) or ``other`` (paused: the server continues the turn); ``abort`` (aborted);
+  ``error`` then ``finish`` with ``error`` (failed upstream). Each is preceded by
+  ``finish-step``, as the AI SDK's own streams do. Between the turns of a tool loop
+  (``turns=True``): ``finish-step`` then ``start-step``.
 """
 
 from __future__ import annotations
@@ -67,6 +74,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 from unspool.web.formats.base import EncodeOptions, error_text, new_id
 from unspool.web.json_patch import PatchError, apply_patch
@@ -80,7 +88,18 @@ HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
 DONE = b"data: [DONE]\n\n"
 
 _Kind = Literal["text", "reasoning", "refusal"]
-_FINISH = {"complete": "stop", "truncated": "length"}
+_FINISH = {"complete": "stop", "truncated": "length", "paused": "other"}
+
+
+USAGE_NAMES = {
+    "input_tokens": "inputTokens",
+    "output_tokens": "outputTokens",
+    "total_tokens": "totalTokens",
+    "cached_input_tokens": "cachedInputTokens",
+    "cache_write_tokens": "cacheWriteTokens",
+    "reasoning_tokens": "reasoningTokens",
+}
+""":class:`Usage`'s counts under the AI SDK's names (its ``LanguageModelUsage``)."""
 
 
 def invalid_text(event: ActionInvalid) -> str:
@@ -268,6 +287,12 @@ class AiSdkEncoder:
         chunk["providerMetadata"] = {"unspool": meta}
         return [_chunk(chunk)]
 
+    def _usage(self, event: Usage) -> bytes:
+        counts = {name: getattr(event, field) for field, name in USAGE_NAMES.items()}
+        usage = {name: count for name, count in counts.items() if count is not None}
+        meta = {"usage": usage, "providerUsage": event.to_dict()["raw"]}
+        return _chunk({"type": "message-metadata", "messageMetadata": meta})
+
     def _diagnostic(self, event: Diagnostic) -> bytes:
         data = {"type": "data-unspool-diagnostic", "data": event.to_dict(), "transient": True}
         return _chunk(data)
@@ -323,6 +348,8 @@ class AiSdkEncoder:
             return self._citation(event)
         if isinstance(event, Diagnostic):
             return [self._diagnostic(event)]
+        if isinstance(event, Usage):
+            return [self._usage(event)]
         if isinstance(event, AppData):  # a part of its own closes the text (as an action)
             return (
                 [self._data(event)] if event.transient else [*self._end_part(), self._data(event)]
