@@ -25,7 +25,7 @@ from actions_support.processes import start
 from actions_support.servers import close, drop, open_ledger, spec
 from hypothesis_profiles import chosen_profile
 
-pytestmark = pytest.mark.skipif(
+long_only = pytest.mark.skipif(
     chosen_profile() != "long", reason="the soak runs in the long profile (UNSPOOL_HYPOTHESIS=long)"
 )
 
@@ -57,6 +57,7 @@ def test_soak_size() -> None:
     assert soak_size("4x2x60:3:0.4") == Size(4, 2, 60, 3, 0.4)
 
 
+@long_only
 @pytest.mark.parametrize("kind", ["sqlite", "postgres", "redis"])
 def test_soak(kind: str, tmp_path: Path) -> None:
     size = soak_size(os.environ.get("UNSPOOL_SOAK"))
