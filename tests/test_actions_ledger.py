@@ -33,7 +33,7 @@ def ledger(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 def test_claim_protocol(ledger: Ledger) -> None:
     run = ledger.claim("k1", "charge", "s:0", fingerprint="f1", summary="{}")
     assert run.status == "run" and run.record is not None and not run.rerun
-    assert (run.record.state, run.record.attempts, run.record.fingerprint) == ("started", 1, "f1")
+    assert (run.record.state, run.record.attempts, run.record.fingerprint) == ("claimed", 1, "f1")
     assert ledger.claim("k1", "charge", "s:0", fingerprint="f1", wait=0).status == "in_progress"
     assert ledger.claim("k1", "refund", "s:0", fingerprint="f1").status == "conflict"
     assert ledger.claim("k1", "charge", "s:0", fingerprint="f2").status == "conflict"
@@ -73,6 +73,7 @@ def test_a_claim_in_progress_waits_for_the_outcome(ledger: Ledger) -> None:
 
 def test_abandoned_claim_is_unknown_then_rerun_only_when_idempotent(ledger: Ledger) -> None:
     first = ledger.claim("k", "charge", "s:0")
+    ledger.start(first)
     ledger.abandon(first)  # interrupted mid-handler: the outcome is unknown
     unknown = ledger.claim("k", "charge", "s:0")
     assert unknown.status == "unknown"
@@ -109,16 +110,20 @@ def test_cancel_forget_and_purge(ledger: Ledger) -> None:
     ledger.cancel(running)
 
 
-def test_a_lease_not_renewed_expires_into_an_unknown_outcome(tmp_path: Path) -> None:
-    with SqliteLedger(tmp_path / "l.db", lease=1.0) as ledger:
-        held = ledger.claim("held", "a", "s:0")
-        left = ledger.claim("left", "a", "s:1")
-        with ledger.hold(held):  # heartbeats renew "held"; nobody renews "left"
-            time.sleep(1.2)
-            assert ledger.claim("left", "a", "s:1").status == "unknown"
-            assert ledger.claim("held", "a", "s:0", wait=0).status == "in_progress"
-        ledger.finish(held, result=1)
-        ledger.abandon(left)
+def test_a_live_holders_claims_are_renewed_until_released(tmp_path: Path) -> None:
+    with SqliteLedger(tmp_path / "l.db", lease=0.3) as ledger:
+        queued = ledger.claim("queued", "a", "s:0")  # its handler has not begun
+        running = ledger.claim("running", "a", "s:1")
+        ledger.start(running)
+        time.sleep(0.6)  # twice the lease: the heartbeats renew both
+        assert ledger.claim("queued", "a", "s:0", wait=0).status == "in_progress"
+        assert ledger.claim("running", "a", "s:1", wait=0).status == "in_progress"
+        ledger.finish(running, result=1)
+        ledger.cancel(queued)
+        assert [(r.key, r.state) for r in ledger.records()] == [("running", "finished")]
+
+
+def test_a_claim_waits_out_the_wait_then_says_in_progress(tmp_path: Path) -> None:
     with SqliteLedger(tmp_path / "l.db", lease=0.3, wait=0.2) as ledger:
         mine = ledger.claim("busy", "a", "s:2")
         ledger.renew_lease("busy", mine.record.token if mine.record else "", time.time() + 60)

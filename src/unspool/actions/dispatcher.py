@@ -15,9 +15,15 @@ through unchanged and adds, after each ``ActionComplete``, one
   and its action id is added to :attr:`Dispatcher.replayed`); the same key for
   another action (another name or other args) is ``ActionFailed(error_type="id_conflict")``
   and runs nothing; a key being run by another worker is waited for, up to the
-  ledger's ``wait``, then ``"in_progress"``; a key started by a worker that died
-  reports ``ActionFailed(error_type="unknown_outcome")`` and does not run again,
-  unless the handler was registered ``idempotent=True``;
+  ledger's ``wait``, then ``"in_progress"``; a key claimed by a worker that died
+  before its handler began is run by the next claim; a key whose handler began
+  under a worker that died (or was cut off from the ledger for longer than its
+  lease) reports ``ActionFailed(error_type="unknown_outcome")`` and does not run
+  again, unless the handler was registered ``idempotent=True``. Every claim's lease
+  is renewed from the moment it is taken (queued ones too) until its outcome is
+  recorded, so a live dispatcher's claims are never taken over, and a key has one
+  outcome: a dispatcher whose claim was lost anyway reports the key's outcome as
+  the ledger has it;
 * a handler declaring a parameter annotated :class:`~unspool.actions.context.ActionContext`
   receives the action's id, stream id and idempotency key;
 * a handler's exception becomes ``ActionFailed(error_type=<exception class>)`` and
@@ -63,7 +69,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from unspool.actions.context import ActionContext, idempotency_key
 from unspool.actions.ledgers.answers import AWAITING_APPROVAL, AWAITING_CLIENT, Answer
-from unspool.actions.ledgers.base import RESULT_NOT_STORED, Claim, Ledger
+from unspool.actions.ledgers.base import RESULT_NOT_STORED, Claim, Ledger, _LostClaim
 from unspool.actions.ledgers.codec import fingerprint, safe_repr, safe_str
 from unspool.actions.ledgers.memory import MemoryLedger
 from unspool.actions.registry import ActionRegistry, ActionSpec
@@ -353,21 +359,36 @@ class Dispatcher:
 
     def _execute(self, run: _Run) -> Outcome:
         run.phase = "entered"
+        try:
+            self.ledger.start(run.claim)  # claimed -> started, just before the handler
+        except _LostClaim:  # taken over before the handler began: report what its taker did
+            return self._taken(run)
+        except BaseException as exc:
+            _quietly(self.ledger.cancel, run.claim)  # the handler never began
+            if not isinstance(exc, Exception):
+                raise
+            return _ledger_failed(run.job, exc)
         outcome: Outcome | None = None
         try:
-            with self.ledger.hold(run.claim):
-                try:
-                    result = run.job.spec.invoke(run.job.value, self._context(run))
-                    if inspect.isawaitable(result):
-                        result = _run_awaitable(result)
-                except Exception as exc:
-                    outcome = self._record(run, None, _error_of(exc))
-                else:
-                    outcome = self._record(run, result, None)
+            try:
+                result = run.job.spec.invoke(run.job.value, self._context(run))
+                if inspect.isawaitable(result):
+                    result = _run_awaitable(result)
+            except Exception as exc:
+                outcome = self._record(run, None, _error_of(exc))
+            else:
+                outcome = self._record(run, result, None)
             return outcome
         finally:
             if outcome is None:  # interrupted mid-handler: the outcome is unknown
                 _quietly(self.ledger.abandon, run.claim)
+
+    def _taken(self, run: _Run) -> Outcome:
+        """The outcome of a key whose claim this dispatcher lost: claimed again, waiting
+        for the outcome its new holder records (or the unknown outcome it was sealed with)."""
+        outcome = self._settle(self._claim(run.job))
+        assert outcome is not None
+        return outcome
 
     def _record(self, run: _Run, result: Any, error: tuple[str, str] | None) -> Outcome:
         try:
@@ -375,6 +396,8 @@ class Dispatcher:
                 self.ledger.finish(run.claim, result=result)
             else:
                 self.ledger.finish(run.claim, error=error[0], error_type=error[1])
+        except _LostClaim:
+            return self._taken(run)
         except Exception as exc:
             return self._outcome(run, result, error, exc)
         return self._outcome(run, result, error, None)
@@ -403,6 +426,9 @@ class Dispatcher:
         state = _StreamState()
         pending: deque[tuple[_Step, Future[Outcome | None]]] = deque()
         pool = ThreadPoolExecutor(self.max_workers, thread_name_prefix="unspool-action")
+        # Keys held elsewhere are waited for off the handlers' pool: a worker waiting on
+        # another dispatcher's queued claim while that one waits on ours would deadlock.
+        waiters = ThreadPoolExecutor(self.max_workers, thread_name_prefix="unspool-action-wait")
         try:
             for event in events:
                 if isinstance(event, StreamDone):
@@ -418,8 +444,10 @@ class Dispatcher:
                     yield passed
                     if isinstance(step, _Job):
                         step = self._claim(step, wait=0)  # in stream order, never waiting here
-                    if isinstance(step, (_Run, _Job)):
-                        pending.append((step, pool.submit(self._settle, step)))
+                    if isinstance(step, _Run):
+                        pending.append((step, pool.submit(self._execute, step)))
+                    elif isinstance(step, _Job):
+                        pending.append((step, waiters.submit(self._wait_then_run, step, pool)))
                     elif step is not None:
                         done: Future[Outcome | None] = Future()
                         done.set_result(step)
@@ -438,7 +466,22 @@ class Dispatcher:
             for step, future in pending:
                 if future.cancel() and isinstance(step, _Run):
                     self._release_unrun(step)
+            waiters.shutdown(wait=True)
             pool.shutdown(wait=True)
+
+    def _wait_then_run(self, job: _Job, pool: ThreadPoolExecutor) -> Outcome | None:
+        """Claim a key held elsewhere, waiting for its outcome; a claim it wins (its
+        holder died) runs on the handlers' pool."""
+        step = self._claim(job)
+        if not isinstance(step, _Run):
+            assert not isinstance(step, _Job)
+            return step
+        try:
+            running = pool.submit(self._execute, step)
+        except RuntimeError:  # the run was abandoned meanwhile: the handler never began
+            self._release_unrun(step)
+            return None
+        return running.result()
 
     # async execution --------------------------------------------------------------------
 
@@ -482,25 +525,39 @@ class Dispatcher:
 
     async def _aexecute(self, run: _Run) -> Outcome:
         run.phase = "entered"
+        try:
+            await self.ledger.astart(run.claim)
+        except _LostClaim:
+            return await self._ataken(run)
+        except BaseException as exc:
+            await _aquietly(asyncio.shield(self.ledger.acancel(run.claim)))
+            if not isinstance(exc, Exception):
+                raise
+            return _ledger_failed(run.job, exc)
         outcome: Outcome | None = None
         spec, value = run.job.spec, run.job.value
         try:
-            async with self.ledger.ahold(run.claim):
-                try:
-                    if spec.is_async:
-                        result = await spec.invoke(value, self._context(run))
-                    else:
-                        result = await asyncio.to_thread(spec.invoke, value, self._context(run))
-                    if inspect.isawaitable(result):
-                        result = await result
-                except Exception as exc:
-                    outcome = await self._arecord(run, None, _error_of(exc))
+            try:
+                if spec.is_async:
+                    result = await spec.invoke(value, self._context(run))
                 else:
-                    outcome = await self._arecord(run, result, None)
+                    result = await asyncio.to_thread(spec.invoke, value, self._context(run))
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as exc:
+                outcome = await self._arecord(run, None, _error_of(exc))
+            else:
+                outcome = await self._arecord(run, result, None)
             return outcome
         finally:
             if outcome is None:  # cancelled mid-handler: the outcome is unknown
                 await _aquietly(asyncio.shield(self.ledger.aabandon(run.claim)))
+
+    async def _ataken(self, run: _Run) -> Outcome:
+        """Async :meth:`_taken`."""
+        outcome = await self._asettle(await self._aclaim(run.job), None)
+        assert outcome is not None
+        return outcome
 
     async def _arecord(self, run: _Run, result: Any, error: tuple[str, str] | None) -> Outcome:
         try:
@@ -508,6 +565,8 @@ class Dispatcher:
                 await self.ledger.afinish(run.claim, result=result)
             else:
                 await self.ledger.afinish(run.claim, error=error[0], error_type=error[1])
+        except _LostClaim:
+            return await self._ataken(run)
         except Exception as exc:
             return self._outcome(run, result, error, exc)
         return self._outcome(run, result, error, None)

@@ -15,7 +15,7 @@ racing with answers one wins and the other sees the recorded one:
   ``"conflict"``.
 * :meth:`Answers.record_approval`: a denial finishes the row (``ok=False``,
   ``error_type`` :data:`DENIED`, the reason as ``error``); an approval turns it into
-  an ordinary ``started`` row with a lease, held by the :class:`~unspool.actions.ledgers.base.Claim`
+  an ordinary ``claimed`` row with a lease, held by the :class:`~unspool.actions.ledgers.base.Claim`
   returned (``status="run"``: run the handler, then ``finish`` it), so the action runs
   exactly once. The same decision again is ``"replayed"``, the other one
   ``"conflict"``; an approval for other args than those offered is
@@ -105,6 +105,7 @@ class Answers:
 
         def take_over(self, token: str, row: Record) -> bool: ...
         async def atake_over(self, token: str, row: Record) -> bool: ...
+        def _hold(self, record: Record, *, asynchronous: bool) -> None: ...
 
     def settle_answer(self, token: str, row: Record) -> bool:
         """Replace the waiting row of ``row.key`` held by ``token`` by ``row`` (finished,
@@ -199,9 +200,10 @@ class Answers:
                 return Answer("args_changed", found)
             if found.state == "started" and found.error_type == AWAITING_APPROVAL:
                 now = time.time()
-                if approved:
+                if approved:  # claimed: its handler begins when the holder starts it
                     row = replace(
                         found,
+                        state="claimed",
                         started_at=now,
                         token=os.urandom(12).hex(),
                         error_type=None,
@@ -304,8 +306,12 @@ class Answers:
     ) -> Answer:
         """Record a decision on the action offered for approval under ``key``, whose
         args have ``fingerprint`` in the request (see the module docs). A newly
-        recorded approval comes with the ``"run"`` claim to run the handler under."""
-        return self._drive(self._approval_steps(key, name, approved, fingerprint, reason))
+        recorded approval comes with the ``"run"`` claim to run the handler under (held
+        from now, as a claim of :meth:`~unspool.actions.ledgers.base.Ledger.claim` is)."""
+        done = self._drive(self._approval_steps(key, name, approved, fingerprint, reason))
+        if done.claim is not None and done.claim.record is not None:
+            self._hold(done.claim.record, asynchronous=False)
+        return done
 
     async def arecord_approval(
         self,
@@ -317,4 +323,8 @@ class Answers:
         reason: str | None = None,
     ) -> Answer:
         """Async :meth:`record_approval`."""
-        return await self._adrive(self._approval_steps(key, name, approved, fingerprint, reason))
+        steps = self._approval_steps(key, name, approved, fingerprint, reason)
+        done = await self._adrive(steps)
+        if done.claim is not None and done.claim.record is not None:
+            self._hold(done.claim.record, asynchronous=True)
+        return done

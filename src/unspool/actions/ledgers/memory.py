@@ -6,7 +6,7 @@ import threading
 import uuid
 from dataclasses import replace
 
-from unspool.actions.ledgers.base import Ledger, Record
+from unspool.actions.ledgers.base import Ledger, Record, RowState
 
 __all__ = ["MemoryLedger"]
 
@@ -30,35 +30,50 @@ class MemoryLedger(Ledger):
                 self._rows[row.key] = row
             return found
 
-    def take_over(self, token: str, row: Record) -> bool:
-        return self._swap(row.key, token, row)
+    def take_over(self, token: str, row: Record, state: RowState = "started") -> bool:
+        with self._lock:
+            found = self._rows.get(row.key)
+            if found is None or found.token != token or found.state != state:
+                return False
+            self._rows[row.key] = row
+            return True
+
+    def mark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        with self._lock:
+            found = self._rows.get(key)
+            if found is None or found.token != token or found.state != "claimed":
+                return False
+            self._rows[key] = replace(found, state="started", lease_until=lease_until)
+            return True
 
     def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
         with self._lock:
-            found = self._rows.get(key)
-            if found is None or found.token != token or found.state != "started":
+            found = self._held(key, token)
+            if found is None:
                 return False
             self._rows[key] = replace(found, lease_until=lease_until)
             return True
 
     def write_outcome(self, row: Record) -> bool:
-        return self._swap(row.key, row.token, row)
+        with self._lock:
+            if self._held(row.key, row.token) is None:
+                return False
+            self._rows[row.key] = row
+            return True
 
     def delete_claim(self, key: str, token: str) -> bool:
         with self._lock:
-            found = self._rows.get(key)
-            if found is None or found.token != token or found.state != "started":
+            if self._held(key, token) is None:
                 return False
             del self._rows[key]
             return True
 
-    def _swap(self, key: str, token: str, row: Record) -> bool:
-        with self._lock:
-            found = self._rows.get(key)
-            if found is None or found.token != token or found.state != "started":
-                return False
-            self._rows[key] = row
-            return True
+    def _held(self, key: str, token: str) -> Record | None:
+        """The unfinished row of ``key`` held by ``token`` (the lock held)."""
+        found = self._rows.get(key)
+        if found is None or found.token != token or found.state == "finished":
+            return None
+        return found
 
     def get(self, key: str) -> Record | None:
         with self._lock:
@@ -88,8 +103,11 @@ class MemoryLedger(Ledger):
     async def ainsert_started(self, row: Record) -> Record | None:
         return self.insert_started(row)
 
-    async def atake_over(self, token: str, row: Record) -> bool:
-        return self.take_over(token, row)
+    async def atake_over(self, token: str, row: Record, state: RowState = "started") -> bool:
+        return self.take_over(token, row, state)
+
+    async def amark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        return self.mark_started(key, token, lease_until)
 
     async def arenew_lease(self, key: str, token: str, lease_until: float) -> bool:
         return self.renew_lease(key, token, lease_until)

@@ -2,13 +2,16 @@
 PostgreSQL (extra ``unspool[postgres]``: psycopg 3 and its pool).
 
 The table is created on first use (``CREATE TABLE IF NOT EXISTS``, under an advisory
-lock so that workers starting together do not race); its SQL is :data:`SCHEMA`.
+lock so that workers starting together do not race); its SQL is :data:`SCHEMA`. A
+table of an earlier version, whose states were only ``started`` and ``finished``,
+has its ``CHECK`` replaced then, to take ``claimed`` too (its rows stay as they are).
 Every operation is one short transaction, committed before the method returns:
 
 * claim: ``INSERT ... ON CONFLICT (key) DO NOTHING``, then the row found if any;
-* take over, heartbeat, outcome, cancel: one ``UPDATE`` / ``DELETE`` guarded by the
-  claim's token (compare-and-set), so a worker whose lease expired and was taken
-  over can never overwrite the new holder's row.
+* take over, start, heartbeat, outcome, cancel: one ``UPDATE`` / ``DELETE`` guarded
+  by the claim's token (and the state it expects: compare-and-set), so a worker
+  whose lease expired and was taken over can never overwrite the new holder's row;
+  a heartbeat renews all of a worker's claims in one ``UPDATE``.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-from unspool.actions.ledgers.base import Ledger, LedgerError, Record
+from unspool.actions.ledgers.base import Ledger, LedgerError, Record, RowState
 from unspool.actions.ledgers.codec import to_text
 from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
 from unspool.extras import needs_extra
@@ -37,7 +40,7 @@ CREATE TABLE IF NOT EXISTS {table} (
     key         text PRIMARY KEY,
     name        text NOT NULL,
     action_id   text NOT NULL,
-    state       text NOT NULL CHECK (state IN ('started', 'finished')),
+    state       text NOT NULL CHECK (state IN ('claimed', 'started', 'finished')),
     started_at  double precision NOT NULL,
     attempts    integer NOT NULL DEFAULT 1,
     ok          boolean,
@@ -75,21 +78,37 @@ class _Sql:
         cols = ", ".join(COLUMNS)
         self.schema = SCHEMA.format(table=t)
         self.lock = "SELECT pg_advisory_xact_lock(hashtext(%s))"
+        # the CHECKs on state of an earlier version (no 'claimed'), to replace
+        self.old_checks = (
+            "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass"
+            " AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%%state%%'"
+            " AND pg_get_constraintdef(oid) NOT LIKE '%%claimed%%'"
+        )
+        self.drop_check = f"ALTER TABLE {t} DROP CONSTRAINT " + "{}"
+        self.add_check = f"ALTER TABLE {t} ADD CHECK (state IN ('claimed', 'started', 'finished'))"
+        self.quoted = t
         self.insert = (
             f"INSERT INTO {t} ({cols}) VALUES ({', '.join('%s' for _ in COLUMNS)})"
             " ON CONFLICT (key) DO NOTHING"
         )
         self.select = f"SELECT {cols} FROM {t} WHERE key = %s"
         sets = ", ".join(f"{c} = %s" for c in COLUMNS[1:])
-        self.take_over = (
-            f"UPDATE {t} SET {sets} WHERE key = %s AND token = %s AND state = 'started'"
-        )
+        self.take_over = f"UPDATE {t} SET {sets} WHERE key = %s AND token = %s AND state = %s"
         # by token alone: writing the same outcome again (a retried call) is harmless
         self.outcome = f"UPDATE {t} SET {sets} WHERE key = %s AND token = %s"
-        self.renew = (
-            f"UPDATE {t} SET lease_until = %s WHERE key = %s AND token = %s AND state = 'started'"
+        self.mark_started = (
+            f"UPDATE {t} SET state = 'started', lease_until = %s"
+            " WHERE key = %s AND token = %s AND state = 'claimed'"
         )
-        self.delete_claim = f"DELETE FROM {t} WHERE key = %s AND token = %s AND state = 'started'"
+        self.renew = (
+            f"UPDATE {t} SET lease_until = %s WHERE key = %s AND token = %s AND state <> 'finished'"
+        )
+        self.renew_many = (
+            f"UPDATE {t} AS r SET lease_until = %s"
+            " FROM unnest(%s::text[], %s::text[]) AS h(k, tok)"
+            " WHERE r.key = h.k AND r.token = h.tok AND r.state <> 'finished' RETURNING r.token"
+        )
+        self.delete_claim = f"DELETE FROM {t} WHERE key = %s AND token = %s AND state <> 'finished'"
         self.forget = f"DELETE FROM {t} WHERE key = %s"
         self.records = f"SELECT {cols} FROM {t} ORDER BY started_at, key"
         self.purge = f"DELETE FROM {t} WHERE state = 'finished' AND finished_at < %s"
@@ -184,6 +203,11 @@ class PostgresLedger(Ledger):
         with conn.transaction():
             conn.execute(self._sql.lock, (self.table,))
             conn.execute(self._sql.schema)
+            old = conn.execute(self._sql.old_checks, (self._sql.quoted,)).fetchall()
+            for (name,) in old:
+                conn.execute(self._sql.drop_check.format(_ident(name)))
+            if old:
+                conn.execute(self._sql.add_check)
         self._ready = True
 
     @asynccontextmanager
@@ -225,6 +249,12 @@ class PostgresLedger(Ledger):
         async with conn.transaction():
             await conn.execute(self._sql.lock, (self.table,))
             await conn.execute(self._sql.schema)
+            cursor = await conn.execute(self._sql.old_checks, (self._sql.quoted,))
+            old = await cursor.fetchall()
+            for (name,) in old:
+                await conn.execute(self._sql.drop_check.format(_ident(name)))
+            if old:
+                await conn.execute(self._sql.add_check)
         self._ready = True
 
     @staticmethod
@@ -239,6 +269,7 @@ class PostgresLedger(Ledger):
 
     def close(self) -> None:
         """Close the pools this ledger opened (a caller's pool or connection stays open)."""
+        self._stop_heartbeats()  # claims still held are given up
         if self.dsn is not None and self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -262,10 +293,16 @@ class PostgresLedger(Ledger):
                 if found is not None:  # else deleted meanwhile: insert again
                     return from_row(found)
 
-    def take_over(self, token: str, row: Record) -> bool:
+    def take_over(self, token: str, row: Record, state: RowState = "started") -> bool:
         values = to_row(row)
+        args = (*values[1:], values[0], token, state)
         with self._connect() as conn, conn.transaction():
-            return conn.execute(self._sql.take_over, (*values[1:], values[0], token)).rowcount == 1
+            return conn.execute(self._sql.take_over, args).rowcount == 1
+
+    def mark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        with self._connect() as conn, conn.transaction():
+            cursor = conn.execute(self._sql.mark_started, (lease_until, to_text(key), token))
+            return cursor.rowcount == 1
 
     def write_outcome(self, row: Record) -> bool:
         values = to_row(row)
@@ -278,6 +315,12 @@ class PostgresLedger(Ledger):
         with self._connect() as conn, conn.transaction():
             cursor = conn.execute(self._sql.renew, (lease_until, to_text(key), token))
             return cursor.rowcount == 1
+
+    def renew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
+        keys, tokens = [to_text(k) for k, _ in held], [t for _, t in held]
+        with self._connect() as conn, conn.transaction():
+            rows = conn.execute(self._sql.renew_many, (lease_until, keys, tokens)).fetchall()
+        return {token for (token,) in rows}
 
     def delete_claim(self, key: str, token: str) -> bool:
         with self._connect() as conn, conn.transaction():
@@ -313,11 +356,16 @@ class PostgresLedger(Ledger):
                 if found is not None:
                     return from_row(found)
 
-    async def atake_over(self, token: str, row: Record) -> bool:
+    async def atake_over(self, token: str, row: Record, state: RowState = "started") -> bool:
         values = to_row(row)
+        args = (*values[1:], values[0], token, state)
         async with self._aconnect() as conn, conn.transaction():
-            cursor = await conn.execute(self._sql.take_over, (*values[1:], values[0], token))
-            return cursor.rowcount == 1
+            return (await conn.execute(self._sql.take_over, args)).rowcount == 1
+
+    async def amark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        args = (lease_until, to_text(key), token)
+        async with self._aconnect() as conn, conn.transaction():
+            return (await conn.execute(self._sql.mark_started, args)).rowcount == 1
 
     async def awrite_outcome(self, row: Record) -> bool:
         values = to_row(row)
@@ -329,6 +377,12 @@ class PostgresLedger(Ledger):
         async with self._aconnect() as conn, conn.transaction():
             cursor = await conn.execute(self._sql.renew, (lease_until, to_text(key), token))
             return cursor.rowcount == 1
+
+    async def arenew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
+        keys, tokens = [to_text(k) for k, _ in held], [t for _, t in held]
+        async with self._aconnect() as conn, conn.transaction():
+            cursor = await conn.execute(self._sql.renew_many, (lease_until, keys, tokens))
+            return {token for (token,) in await cursor.fetchall()}
 
     async def adelete_claim(self, key: str, token: str) -> bool:
         async with self._aconnect() as conn, conn.transaction():
@@ -348,3 +402,8 @@ class PostgresLedger(Ledger):
     async def apurge_before(self, finished_before: float) -> int:
         async with self._aconnect() as conn, conn.transaction():
             return (await conn.execute(self._sql.purge, (finished_before,))).rowcount
+
+
+def _ident(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'

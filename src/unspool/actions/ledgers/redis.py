@@ -3,9 +3,11 @@
 
 One hash per key (``{prefix}{key}``, the fields of a :class:`Record`). Every change
 is one Lua script, atomic on the server: the claim adds the hash only when the key
-has none (else returns it), and take-over, heartbeat, outcome and cancel compare
-the claim's token first, so a worker whose lease expired and was taken over never
-overwrites the new holder's row.
+has none (else returns it), and take-over, start, heartbeat, outcome and cancel
+compare the claim's token (and the state expected) first, so a worker whose lease
+expired and was taken over never overwrites the new holder's row. A heartbeat sends
+the renewals of all of a worker's claims in one pipeline. Hashes written by earlier
+versions read as they are (their ``started`` rows stay started).
 
 Durability is Redis's: an outcome is in the server's memory when the event is
 handed on; it reaches the disk per the server's persistence settings
@@ -18,9 +20,10 @@ for what a repeat would cost, or use :class:`PostgresLedger`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from unspool.actions.ledgers.base import Ledger, Record
+from unspool.actions.ledgers.base import Ledger, Record, RowState
 from unspool.actions.ledgers.codec import to_text
 from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
 from unspool.extras import needs_extra
@@ -38,24 +41,32 @@ end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return false
 """
-# ARGV: expected token, '1' when the row must still be started, ttl in ms (0: none), fields
+# ARGV: expected token, expected state ('': any), ttl in ms (0: none), fields
 _SWAP = """
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if ARGV[2] == '1' and redis.call('HGET', KEYS[1], 'state') ~= 'started' then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'state') ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1
 """
+_START = """
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+if redis.call('HGET', KEYS[1], 'state') ~= 'claimed' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'started')
+if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'lease_until')
+else redis.call('HSET', KEYS[1], 'lease_until', ARGV[2]) end
+return 1
+"""
 _RENEW = """
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if redis.call('HGET', KEYS[1], 'state') ~= 'started' then return 0 end
+if redis.call('HGET', KEYS[1], 'state') == 'finished' then return 0 end
 redis.call('HSET', KEYS[1], 'lease_until', ARGV[2])
 return 1
 """
 _DELETE = """
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if redis.call('HGET', KEYS[1], 'state') ~= 'started' then return 0 end
+if redis.call('HGET', KEYS[1], 'state') == 'finished' then return 0 end
 return redis.call('DEL', KEYS[1])
 """
 _PURGE = """
@@ -172,6 +183,7 @@ class RedisLedger(Ledger):
 
     def close(self) -> None:
         """Close the sync client this ledger made."""
+        self._stop_heartbeats()  # claims still held are given up
         if self.url is not None and self._client is not None:
             self._client.close()
             self._client = None
@@ -189,21 +201,34 @@ class RedisLedger(Ledger):
         found = self._script(_INSERT)(keys=[self._key(row.key)], args=_fields(row))
         return None if found is None else _record(found)
 
-    def take_over(self, token: str, row: Record) -> bool:
-        args = [token, "1", "0", *_fields(row)]
+    def take_over(self, token: str, row: Record, state: RowState = "started") -> bool:
+        args = [token, state, "0", *_fields(row)]
         return bool(self._script(_SWAP)(keys=[self._key(row.key)], args=args))
 
     def write_outcome(self, row: Record) -> bool:
-        args = [row.token, "0", self._ttl(row), *_fields(row)]
+        # by token alone: writing the same outcome again (a retried call) is harmless
+        args = [row.token, "", self._ttl(row), *_fields(row)]
         return bool(self._script(_SWAP)(keys=[self._key(row.key)], args=args))
+
+    def mark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        args = [token, "" if lease_until is None else repr(lease_until)]
+        return bool(self._script(_START)(keys=[self._key(key)], args=args))
 
     def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
         args = [token, repr(lease_until)]
         return bool(self._script(_RENEW)(keys=[self._key(key)], args=args))
 
+    def renew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
+        renew, until = self._script(_RENEW), repr(lease_until)
+        pipe = self._sync().pipeline(transaction=False)
+        for key, token in held:
+            renew(keys=[self._key(key)], args=[token, until], client=pipe)
+        done = pipe.execute()
+        return {token for (_, token), ok in zip(held, done, strict=True) if ok}
+
     def settle_answer(self, token: str, row: Record) -> bool:
         """An answer's row, as ``take_over`` writes it, kept for ``retention`` once finished."""
-        args = [token, "1", self._ttl(row), *_fields(row)]
+        args = [token, "started", self._ttl(row), *_fields(row)]
         return bool(self._script(_SWAP)(keys=[self._key(row.key)], args=args))
 
     def delete_claim(self, key: str, token: str) -> bool:
@@ -237,21 +262,33 @@ class RedisLedger(Ledger):
         found = await self._ascript(_INSERT)(keys=[self._key(row.key)], args=_fields(row))
         return None if found is None else _record(found)
 
-    async def atake_over(self, token: str, row: Record) -> bool:
-        args = [token, "1", "0", *_fields(row)]
+    async def atake_over(self, token: str, row: Record, state: RowState = "started") -> bool:
+        args = [token, state, "0", *_fields(row)]
         return bool(await self._ascript(_SWAP)(keys=[self._key(row.key)], args=args))
 
     async def awrite_outcome(self, row: Record) -> bool:
-        args = [row.token, "0", self._ttl(row), *_fields(row)]
+        args = [row.token, "", self._ttl(row), *_fields(row)]
         return bool(await self._ascript(_SWAP)(keys=[self._key(row.key)], args=args))
+
+    async def amark_started(self, key: str, token: str, lease_until: float | None) -> bool:
+        args = [token, "" if lease_until is None else repr(lease_until)]
+        return bool(await self._ascript(_START)(keys=[self._key(key)], args=args))
 
     async def arenew_lease(self, key: str, token: str, lease_until: float) -> bool:
         args = [token, repr(lease_until)]
         return bool(await self._ascript(_RENEW)(keys=[self._key(key)], args=args))
 
+    async def arenew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
+        renew, until = self._ascript(_RENEW), repr(lease_until)
+        pipe = self._async().pipeline(transaction=False)
+        for key, token in held:
+            await renew(keys=[self._key(key)], args=[token, until], client=pipe)
+        done = await pipe.execute()
+        return {token for (_, token), ok in zip(held, done, strict=True) if ok}
+
     async def asettle_answer(self, token: str, row: Record) -> bool:
         """Async :meth:`settle_answer`."""
-        args = [token, "1", self._ttl(row), *_fields(row)]
+        args = [token, "started", self._ttl(row), *_fields(row)]
         return bool(await self._ascript(_SWAP)(keys=[self._key(row.key)], args=args))
 
     async def adelete_claim(self, key: str, token: str) -> bool:

@@ -6,21 +6,22 @@ import os
 import sqlite3
 import threading
 import weakref
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Literal
 
-from unspool.actions.ledgers.base import Ledger, Record
+from unspool.actions.ledgers.base import Ledger, Record, RowState
 from unspool.actions.ledgers.codec import to_text
 from unspool.actions.ledgers.rows import COLUMNS, from_row, to_row
 
 __all__ = ["SqliteLedger"]
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS unspool_actions (
+CREATE TABLE IF NOT EXISTS {table} (
     key         TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
     action_id   TEXT NOT NULL,
-    state       TEXT NOT NULL CHECK (state IN ('started', 'finished')),
+    state       TEXT NOT NULL CHECK (state IN ('claimed', 'started', 'finished')),
     attempts    INTEGER NOT NULL DEFAULT 1,
     ok          INTEGER,
     result      TEXT,
@@ -34,7 +35,10 @@ CREATE TABLE IF NOT EXISTS unspool_actions (
     lease_until REAL DEFAULT 0
 )
 """
-"""The table (files written by earlier versions gain the last four columns)."""
+"""The table (``{table}``: ``unspool_actions``). A file written by an earlier version
+is migrated when opened: it gains the last four columns, and a table whose states
+were only ``started`` and ``finished`` is rebuilt to take ``claimed`` (rows keep
+their values: a ``started`` row stays started, its handler may have begun)."""
 
 _ADDED = {
     "fingerprint": "TEXT NOT NULL DEFAULT ''",
@@ -47,11 +51,15 @@ _INSERT = (
     f"INSERT OR IGNORE INTO unspool_actions ({', '.join(COLUMNS)})"
     f" VALUES ({', '.join('?' for _ in COLUMNS)})"
 )
-_REPLACE = (
+_SETS = (
     "UPDATE unspool_actions SET name = ?, action_id = ?, state = ?, started_at = ?,"
     " attempts = ?, ok = ?, result = ?, error = ?, error_type = ?, finished_at = ?,"
     " fingerprint = ?, summary = ?, token = ?, lease_until = ?"
-    " WHERE key = ? AND token = ? AND state = 'started'"
+)
+_TAKE_OVER = f"{_SETS} WHERE key = ? AND token = ? AND state = ?"
+_OUTCOME = f"{_SETS} WHERE key = ? AND token = ? AND state != 'finished'"
+_RENEW = (
+    "UPDATE unspool_actions SET lease_until = ? WHERE key = ? AND token = ? AND state != 'finished'"
 )
 
 
@@ -102,11 +110,14 @@ class SqliteLedger(Ledger):
         self._all_lock = threading.Lock()
         db = self._db()
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute(SCHEMA)
-        have = {row[1] for row in db.execute("PRAGMA table_info(unspool_actions)")}
-        for column, decl in _ADDED.items():
-            if column not in have:
-                db.execute(f"ALTER TABLE unspool_actions ADD COLUMN {column} {decl}")
+        if not _current(db):  # (a file in use needs no write lock to be opened)
+            db.execute("BEGIN IMMEDIATE")  # processes opening an old file migrate it once
+            try:
+                _migrate(db)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
 
     def _db(self) -> sqlite3.Connection:
         """This thread's connection (closed when the thread ends, or by :meth:`close`)."""
@@ -125,6 +136,7 @@ class SqliteLedger(Ledger):
 
     def close(self) -> None:
         """Close every connection (the file stays)."""
+        self._stop_heartbeats()  # claims still held are given up
         with self._all_lock:
             conns, self._all = list(self._all), weakref.WeakSet()
         for held in conns:
@@ -157,28 +169,45 @@ class SqliteLedger(Ledger):
             raise
         return None if found is None else from_row(found)
 
-    def take_over(self, token: str, row: Record) -> bool:
-        return self._swap(row, token)
-
-    def write_outcome(self, row: Record) -> bool:
-        return self._swap(row, row.token)
-
-    def _swap(self, row: Record, token: str) -> bool:
+    def take_over(self, token: str, row: Record, state: RowState = "started") -> bool:
         values = to_row(row)
-        cursor = self._db().execute(_REPLACE, (*values[1:], values[0], token))
+        cursor = self._db().execute(_TAKE_OVER, (*values[1:], values[0], token, state))
         return cursor.rowcount == 1
 
-    def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
+    def write_outcome(self, row: Record) -> bool:
+        values = to_row(row)
+        cursor = self._db().execute(_OUTCOME, (*values[1:], values[0], row.token))
+        return cursor.rowcount == 1
+
+    def mark_started(self, key: str, token: str, lease_until: float | None) -> bool:
         cursor = self._db().execute(
-            "UPDATE unspool_actions SET lease_until = ?"
-            " WHERE key = ? AND token = ? AND state = 'started'",
+            "UPDATE unspool_actions SET state = 'started', lease_until = ?"
+            " WHERE key = ? AND token = ? AND state = 'claimed'",
             (lease_until, to_text(key), token),
         )
         return cursor.rowcount == 1
 
+    def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
+        cursor = self._db().execute(_RENEW, (lease_until, to_text(key), token))
+        return cursor.rowcount == 1
+
+    def renew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
+        db = self._db()
+        kept: set[str] = set()
+        db.execute("BEGIN IMMEDIATE")  # one write transaction (one sync) for them all
+        try:
+            for key, token in held:
+                if db.execute(_RENEW, (lease_until, to_text(key), token)).rowcount == 1:
+                    kept.add(token)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return kept
+
     def delete_claim(self, key: str, token: str) -> bool:
         cursor = self._db().execute(
-            "DELETE FROM unspool_actions WHERE key = ? AND token = ? AND state = 'started'",
+            "DELETE FROM unspool_actions WHERE key = ? AND token = ? AND state != 'finished'",
             (to_text(key), token),
         )
         return cursor.rowcount == 1
@@ -200,3 +229,41 @@ class SqliteLedger(Ledger):
             (finished_before,),
         )
         return cursor.rowcount
+
+
+def _table_sql(db: sqlite3.Connection) -> str | None:
+    found = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'unspool_actions'"
+    ).fetchone()
+    return None if found is None else str(found[0])
+
+
+def _current(db: sqlite3.Connection) -> bool:
+    """Whether the file's table is already as :data:`SCHEMA` says (read only)."""
+    sql = _table_sql(db)
+    if sql is None or "'claimed'" not in sql:
+        return False
+    have = {row[1] for row in db.execute("PRAGMA table_info(unspool_actions)")}
+    return all(column in have for column in _ADDED)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Create the table, or bring one of an earlier version up to :data:`SCHEMA`
+    (inside the caller's write transaction)."""
+    db.execute(SCHEMA.format(table="unspool_actions"))
+    have = {row[1] for row in db.execute("PRAGMA table_info(unspool_actions)")}
+    for column, decl in _ADDED.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE unspool_actions ADD COLUMN {column} {decl}")
+    if "'claimed'" in (_table_sql(db) or ""):
+        return
+    # a CHECK cannot be altered in SQLite: copy the rows into a new table, in order
+    columns = ", ".join(COLUMNS)
+    db.execute("DROP TABLE IF EXISTS unspool_actions_migrating")
+    db.execute(SCHEMA.format(table="unspool_actions_migrating"))
+    db.execute(
+        f"INSERT INTO unspool_actions_migrating (rowid, {columns})"
+        f" SELECT rowid, {columns} FROM unspool_actions"
+    )
+    db.execute("DROP TABLE unspool_actions")
+    db.execute("ALTER TABLE unspool_actions_migrating RENAME TO unspool_actions")
