@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Generator
 from contextlib import suppress
+from functools import cache
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from types import GeneratorType
@@ -1717,11 +1718,14 @@ _Search = Callable[[str], "re.Match[str] | None"]
 _StringKind = tuple[str, str, lx.Run, _Search]
 
 
+@cache
 def _string_kinds(comma: bool) -> dict[str, _StringKind]:
     """By opening character: the quote that closes the string, the other characters
     that may close it (a curly-quoted string), the match of a run of its plain text,
     and the search for what ends such a run (``comma``: a comma or a closer may end a
-    double-quoted string, for missing_quote)."""
+    double-quoted string, for missing_quote).  Made once per ``comma`` (the machine only
+    reads it): each parser and each hand-over from the C machine sets its machine up
+    with it."""
     dq = (lx.dq_run_comma, lx.dq_special_comma) if comma else (lx.dq_run, lx.dq_special)
     curly_dq: _StringKind = ('"', lx.CURLY_DOUBLE, lx.curly_dq_run, lx.curly_dq_special)
     curly_sq: _StringKind = ("'", lx.CURLY_SINGLE, lx.curly_sq_run, lx.curly_sq_special)
