@@ -57,7 +57,7 @@ else
     EXAMPLES=2000
 fi
 CORE=()
-for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py tests/test_lenient_*.py; do
+for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py tests/test_lenient_*.py tests/test_machine_state.py; do
     [[ "$f" == tests/test_core_cost.py ]] || CORE+=("$f")
 done
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"

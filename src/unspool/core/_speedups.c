@@ -6,7 +6,8 @@
  * decisions and the commonest repairs here and hands any other repair over to the
  * Python machine, which gives the stream back after it (see "lenient mode" below).
  *
- * The type is made at run time by make_type(JsonStream, helpers): it subclasses
+ * The type is made at run time by make_type(JsonStream, helpers), helpers being a
+ * state.Helpers record read by attribute name: it subclasses
  * the Python JsonStream (so isinstance() holds) and keeps its own state after the
  * base's slots.  The machine reads each chunk once; only undecided text (an
  * escape or a literal cut by the chunk boundary) is carried to the next chunk.
@@ -33,6 +34,7 @@ static PyObject *S_empty, *T_empty, *S_line_end, *S_block_end;
 /* lenient mode: the reference's own decisions, and the hand-over to its machine */
 static PyObject *H_resume, *H_kinds_of, *H_close_verdict, *H_string_cut, *H_string_fast, *H_token,
     *H_glued_quote, *H_repair, *H_repair_window;
+static PyObject *H_Handover, *H_Giveback; /* state.Handover and state.Giveback */
 static PyObject *A_root, *A_complete, *A_send, *K_string_word, *K_key_word;
 static PyObject *R_trailing_comma, *M_trailing_comma, *R_missing_comma, *M_missing_comma, *R_unquoted_key,
     *M_unquoted_key, *R_comment, *M_comment, *M_hash_comment, *R_single, *M_single_string, *M_single_key,
@@ -43,6 +45,27 @@ static Py_ssize_t state_offset;
 static Py_ssize_t base_slots[MAX_BASE_SLOTS];
 static int n_base_slots;
 static Py_ssize_t off_root = -1, off_complete = -1; /* the base's _root and _complete slots */
+
+/* ------------------------------------------------------------------ the hand-over records */
+
+/* The state that crosses between the machines, named once in unspool/core/state.py
+ * (Handover: C -> Python, Giveback: Python -> C).  The same field lists here, in the
+ * same order, are exposed as HANDOVER_FIELDS and GIVEBACK_FIELDS; make_type() checks
+ * them against the records' _fields, and the machine fills and reads the records by
+ * these names (HO_stack, GB_state, ...).  The names are those of the Machine members
+ * the fields come from (state.py says which are derived). */
+#define HANDOVER_FIELDS(X)                                                                                   \
+    X(stack) X(cpaths) X(key) X(state) X(glue) X(rlist) X(shift) X(is_key) X(sbuf) X(s_path) X(d_start)     \
+    X(s_pos) X(nbuf) X(n_pos) X(ubuf) X(u_pos) X(base) X(eof) X(s) X(i) X(give_back) X(quote) X(c_end)      \
+    X(c_ret) X(c_closer) X(c_tail) X(ctrl_seen)
+#define GIVEBACK_FIELDS(X) X(stack) X(cpaths) X(key) X(state) X(glue) X(rlist) X(shift) X(s) X(i)
+#define FIELD_INDEX_HO(name) HO_##name,
+#define FIELD_INDEX_GB(name) GB_##name,
+#define FIELD_NAME(name) #name,
+enum { HANDOVER_FIELDS(FIELD_INDEX_HO) HO_COUNT };
+enum { GIVEBACK_FIELDS(FIELD_INDEX_GB) GB_COUNT };
+static const char *const handover_fields[HO_COUNT] = {HANDOVER_FIELDS(FIELD_NAME)};
+static const char *const giveback_fields[GB_COUNT] = {GIVEBACK_FIELDS(FIELD_NAME)};
 
 /* ------------------------------------------------------------------ state */
 
@@ -1611,20 +1634,54 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
     else
         m->delay = 0;
     Py_ssize_t give_back = eof ? -1 : at + m->delay;
-    PyObject *st = Py_BuildValue(
-        "(NNOiOOnOOOnnNnOnnOOnnNOiOOO)", stack, cpaths, m->key != NULL ? m->key : Py_None, m->state,
-        m->glue ? Py_True : Py_False, m->r_on ? m->root : Py_None, m->shift, m->is_key ? Py_True : Py_False,
-        is_str && m->sbuf != NULL     ? m->sbuf
-        : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
-                                                 : S_empty,
-        is_str && m->s_path != NULL ? m->s_path : T_empty,
-        is_str ? m->d_start : (Py_ssize_t)0, m->s_pos, nbuf, m->n_pos, m->ubuf != NULL ? m->ubuf : S_empty,
-        m->u_pos, base, eof ? Py_True : Py_False, s, i, give_back,
-        PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'),
-        m->state == ST_COMMENT ? (m->c_block ? S_block_end : S_line_end) : S_empty, m->c_ret,
-        m->c_closer ? Py_True : Py_False, m->c_tail != NULL ? m->c_tail : S_empty,
-        is_str && m->ctrl_seen ? Py_True : Py_False);
-    if (st == NULL) return -1;
+    /* a Handover (state.py), filled by field name; a failed item fails the whole */
+    PyTypeObject *ho = (PyTypeObject *)H_Handover;
+    PyObject *st = ho->tp_alloc(ho, HO_COUNT);
+    if (st == NULL) {
+        Py_DECREF(stack);
+        Py_DECREF(cpaths);
+        Py_DECREF(nbuf);
+        return -1;
+    }
+#define PUT(name, v) PyTuple_SET_ITEM(st, HO_##name, (v))
+#define PUT_REF(name, v) PUT(name, Py_NewRef(v))
+    PUT(stack, stack);
+    PUT(cpaths, cpaths);
+    PUT_REF(key, m->key != NULL ? m->key : Py_None);
+    PUT(state, PyLong_FromLong(m->state));
+    PUT_REF(glue, m->glue ? Py_True : Py_False);
+    PUT_REF(rlist, m->r_on ? m->root : Py_None);
+    PUT(shift, PyLong_FromSsize_t(m->shift));
+    PUT_REF(is_key, m->is_key ? Py_True : Py_False);
+    PUT_REF(sbuf, is_str && m->sbuf != NULL                 ? m->sbuf
+                  : m->state == ST_UKEY && m->ubuf != NULL ? m->ubuf
+                                                           : S_empty);
+    PUT_REF(s_path, is_str && m->s_path != NULL ? m->s_path : T_empty);
+    PUT(d_start, PyLong_FromSsize_t(is_str ? m->d_start : 0));
+    PUT(s_pos, PyLong_FromSsize_t(m->s_pos));
+    PUT(nbuf, nbuf);
+    PUT(n_pos, PyLong_FromSsize_t(m->n_pos));
+    PUT_REF(ubuf, m->ubuf != NULL ? m->ubuf : S_empty);
+    PUT(u_pos, PyLong_FromSsize_t(m->u_pos));
+    PUT(base, PyLong_FromSsize_t(base));
+    PUT_REF(eof, eof ? Py_True : Py_False);
+    PUT_REF(s, s);
+    PUT(i, PyLong_FromSsize_t(i));
+    PUT(give_back, PyLong_FromSsize_t(give_back));
+    PUT(quote, PyUnicode_FromOrdinal(is_str && m->quote == '\'' ? '\'' : '"'));
+    PUT_REF(c_end, m->state == ST_COMMENT ? (m->c_block ? S_block_end : S_line_end) : S_empty);
+    PUT(c_ret, PyLong_FromLong(m->c_ret));
+    PUT_REF(c_closer, m->c_closer ? Py_True : Py_False);
+    PUT_REF(c_tail, m->c_tail != NULL ? m->c_tail : S_empty);
+    PUT_REF(ctrl_seen, is_str && m->ctrl_seen ? Py_True : Py_False);
+#undef PUT
+#undef PUT_REF
+    for (int k = 0; k < HO_COUNT; k++) {
+        if (PyTuple_GET_ITEM(st, k) == NULL) {
+            Py_DECREF(st);
+            return -1;
+        }
+    }
     /* the C machine's state is the Python machine's now */
     m->state = ST_PY;
     m->py = 1;
@@ -1659,23 +1716,24 @@ handover(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t base, int eof, PyObje
     return 0;
 }
 
-/* Take the stream back from the Python machine where it yielded its state
- * t = (stack, cpaths, key, state, glue, rlist, shift, s, i): at s[i] in the chunk
- * (s None: at the chunk boundary). */
+/* Take the stream back from the Python machine where it yielded its state t, a
+ * Giveback (state.py) read by field name: at s[i] in the chunk (s None: at the chunk
+ * boundary). */
+#define GB(t, name) PyTuple_GET_ITEM((t), GB_##name)
 static int
 take_back(Machine *m, PyObject *t)
 {
-    if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 9 || !PyList_CheckExact(PyTuple_GET_ITEM(t, 0)) ||
-        !PyList_CheckExact(PyTuple_GET_ITEM(t, 1)))
+    if (!Py_IS_TYPE(t, (PyTypeObject *)H_Giveback) || PyTuple_GET_SIZE(t) != GB_COUNT ||
+        !PyList_CheckExact(GB(t, stack)) || !PyList_CheckExact(GB(t, cpaths)))
     {
         PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
         return -1;
     }
-    PyObject *stack = PyTuple_GET_ITEM(t, 0), *cpaths = PyTuple_GET_ITEM(t, 1);
+    PyObject *stack = GB(t, stack), *cpaths = GB(t, cpaths);
     Py_ssize_t depth = PyList_GET_SIZE(stack);
-    long state = PyLong_AsLong(PyTuple_GET_ITEM(t, 3));
-    Py_ssize_t shift = PyLong_AsSsize_t(PyTuple_GET_ITEM(t, 6));
-    int glue = PyObject_IsTrue(PyTuple_GET_ITEM(t, 4));
+    long state = PyLong_AsLong(GB(t, state));
+    Py_ssize_t shift = PyLong_AsSsize_t(GB(t, shift));
+    int glue = PyObject_IsTrue(GB(t, glue));
     if (PyErr_Occurred()) return -1;
     if (m->events_on && PyList_GET_SIZE(cpaths) != depth) {
         PyErr_SetString(PyExc_RuntimeError, "JsonStream: the Python machine gave back a bad state");
@@ -1707,7 +1765,7 @@ take_back(Machine *m, PyObject *t)
         }
     }
     m->depth = depth;
-    PyObject *key = PyTuple_GET_ITEM(t, 2);
+    PyObject *key = GB(t, key);
     if (key == Py_None) {
         Py_CLEAR(m->key);
     } else {
@@ -1716,7 +1774,7 @@ take_back(Machine *m, PyObject *t)
     }
     m->state = (int)state;
     m->glue = glue;
-    m->r_on = PyTuple_GET_ITEM(t, 5) != Py_None;
+    m->r_on = GB(t, rlist) != Py_None;
     m->shift = shift;
     m->py = 0;
     Py_CLEAR(m->send);
@@ -1739,12 +1797,12 @@ given_back(Machine *m, PyObject *r)
         Py_DECREF(r);
         return -1;
     }
-    PyObject *s = PyTuple_GET_ITEM(r, 7);
+    PyObject *s = GB(r, s);
     if (s == Py_None || !PyUnicode_CheckExact(s)) {
         Py_DECREF(r);
         return 0;
     }
-    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 8));
+    Py_ssize_t i = PyLong_AsSsize_t(GB(r, i));
     Py_INCREF(s);
     Py_DECREF(r);
     if (i == -1 && PyErr_Occurred()) {
@@ -2532,13 +2590,13 @@ handover : {
         Py_DECREF(back);
         FAIL;
     }
-    PyObject *again = PyTuple_GET_ITEM(back, 7);
+    PyObject *again = GB(back, s);
     if (again == Py_None || !PyUnicode_CheckExact(again)) {
         Py_DECREF(back);
         Py_DECREF(s);
         return 0;
     }
-    i = PyLong_AsSsize_t(PyTuple_GET_ITEM(back, 8));
+    i = PyLong_AsSsize_t(GB(back, i));
     Py_INCREF(again);
     Py_SETREF(s, again);
     Py_DECREF(back);
@@ -3384,24 +3442,62 @@ static PyType_Spec js_spec = {
     "unspool.core._speedups.JsonStream", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, js_slots,
 };
 
+/* helpers.<name> (a state.Helpers record) into *slot */
 static int
 grab(PyObject *helpers, const char *name, PyObject **slot)
 {
-    PyObject *v = PyDict_GetItemString(helpers, name);
+    PyObject *v = PyObject_GetAttrString(helpers, name);
     if (v == NULL) {
-        PyErr_Format(PyExc_KeyError, "make_type: missing helper %s", name);
+        PyErr_Format(PyExc_AttributeError, "make_type: missing helper %s", name);
         return -1;
     }
-    Py_INCREF(v);
     Py_XSETREF(*slot, v);
     return 0;
+}
+
+/* A tuple of the C names (HANDOVER_FIELDS, GIVEBACK_FIELDS). */
+static PyObject *
+field_names(const char *const *names, int n)
+{
+    PyObject *r = PyTuple_New(n);
+    if (r == NULL) return NULL;
+    for (int k = 0; k < n; k++) {
+        PyObject *s = PyUnicode_InternFromString(names[k]);
+        if (s == NULL) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(r, k, s);
+    }
+    return r;
+}
+
+/* Whether record (state.Handover or state.Giveback) is a plain tuple type whose
+ * _fields are the C names, in the C order. */
+static int
+check_record(PyObject *record, const char *const *names, int n)
+{
+    if (!plain_tuple_type(record)) {
+        PyErr_SetString(PyExc_TypeError, "make_type: a hand-over record must be a NamedTuple");
+        return -1;
+    }
+    PyObject *mine = field_names(names, n);
+    if (mine == NULL) return -1;
+    PyObject *theirs = PyObject_GetAttrString(record, "_fields");
+    int same = theirs != NULL ? PyObject_RichCompareBool(mine, theirs, Py_EQ) : -1;
+    Py_DECREF(mine);
+    Py_XDECREF(theirs);
+    if (same == 0)
+        PyErr_Format(PyExc_TypeError, "make_type: %s's fields differ from the C machine's",
+                     ((PyTypeObject *)record)->tp_name);
+    return same == 1 ? 0 : -1;
 }
 
 static PyObject *
 make_type(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *base, *helpers;
-    if (!PyArg_ParseTuple(args, "O!O!:make_type", &PyType_Type, &base, &PyDict_Type, &helpers)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O:make_type", &PyType_Type, &base, &helpers)) return NULL;
     if (stream_type != NULL) {
         Py_INCREF(stream_type);
         return stream_type;
@@ -3420,11 +3516,16 @@ make_type(PyObject *Py_UNUSED(module), PyObject *args)
         grab(helpers, "path_link", &H_path_link) < 0 ||
         grab(helpers, "DeepValueStart", &H_DeepValueStart) < 0 ||
         grab(helpers, "DeepStringDelta", &H_DeepStringDelta) < 0 ||
-        grab(helpers, "DeepValueEnd", &H_DeepValueEnd) < 0)
+        grab(helpers, "DeepValueEnd", &H_DeepValueEnd) < 0 || grab(helpers, "Handover", &H_Handover) < 0 ||
+        grab(helpers, "Giveback", &H_Giveback) < 0)
+        return NULL;
+    if (check_record(H_Handover, handover_fields, HO_COUNT) < 0 ||
+        check_record(H_Giveback, giveback_fields, GB_COUNT) < 0)
         return NULL;
     {
-        PyObject *flat = PyDict_GetItemString(helpers, "path_flat");
+        PyObject *flat = PyObject_GetAttrString(helpers, "path_flat");
         path_flat = flat != NULL ? PyLong_AsSsize_t(flat) : -1;
+        Py_XDECREF(flat);
         if (path_flat < 1 || !PyType_Check(H_path_link) ||
             !PyType_IsSubtype((PyTypeObject *)H_path_link, &PyTuple_Type)) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "make_type: bad path_flat or path_link");
@@ -3523,7 +3624,8 @@ max_depth(PyObject *Py_UNUSED(module), PyObject *args)
 
 static PyMethodDef module_methods[] = {
     {"make_type", make_type, METH_VARARGS,
-     "make_type(JsonStream, helpers) -> the JsonStream subclass that runs the C machine."},
+     "make_type(JsonStream, helpers) -> the JsonStream subclass that runs the C machine\n"
+     "(helpers: a state.Helpers record, read by attribute name)."},
     {"max_depth", max_depth, METH_VARARGS,
      "max_depth(value, limit) -> nesting depth of value, counted no further than limit + 1."},
     {NULL, NULL, 0, NULL},
@@ -3577,5 +3679,17 @@ PyInit__speedups(void)
     if (!K_object || !K_array || !K_string || !K_number || !K_bool || !K_null || !K_trailing || !S_empty ||
         !T_empty)
         return NULL;
-    return PyModule_Create(&module_def);
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+    /* the hand-over records' field names, as state.py must declare them */
+    PyObject *ho = field_names(handover_fields, HO_COUNT), *gb = field_names(giveback_fields, GB_COUNT);
+    int bad = ho == NULL || gb == NULL || PyModule_AddObjectRef(module, "HANDOVER_FIELDS", ho) < 0 ||
+              PyModule_AddObjectRef(module, "GIVEBACK_FIELDS", gb) < 0;
+    Py_XDECREF(ho);
+    Py_XDECREF(gb);
+    if (bad) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Generator
 from contextlib import suppress
+from functools import cache
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from types import GeneratorType
@@ -68,6 +69,7 @@ from unspool.core.quotes import (
 )
 from unspool.core.repairs import say
 from unspool.core.snapshot import deep_copy, max_depth
+from unspool.core.state import Giveback, Handover
 from unspool.core.tokens import (
     NUMBER_END,
     is_atom,
@@ -502,8 +504,8 @@ class JsonStream:
     # ------------------------------------------------------------------ the machine
 
     def _machine(
-        self, resume: tuple[Any, ...] | None = None
-    ) -> Generator[tuple[Any, ...] | None, str | None, None]:
+        self, resume: Handover | None = None
+    ) -> Generator[Giveback | None, str | None, None]:
         """The parser: one loop over the characters of the chunks sent in.
 
         Each turn handles one step in the current state, in this order: the chunk
@@ -515,11 +517,13 @@ class JsonStream:
         lenient decisions are the module's helper functions below the class.
 
         ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
-        with its state and its text; the machine goes on from there.  When ``resume``
-        asks for it (a stream offset, -1: never), the machine gives the stream back at
-        the next comma between members, or chunk boundary, past that offset in a state
-        the C machine reads (nothing held back): it yields that state and the rest of
-        the text (``None`` at a boundary) and ends.
+        with its state and its text, a :class:`~unspool.core.state.Handover` read by
+        field name; the machine goes on from there.  When ``resume.give_back`` asks for
+        it (a stream offset, -1: never), the machine gives the stream back at the next
+        comma between members, or chunk boundary, past that offset in a state the C
+        machine reads (nothing held back): it yields that state and the rest of the
+        text (``s`` None at a boundary) as a :class:`~unspool.core.state.Giveback`, and
+        ends.
         """
         opts = self._opts
         skip_preamble = opts.skip_preamble
@@ -617,22 +621,31 @@ class JsonStream:
         eof = False  # finish() came: the held text is read once more, then the machine ends
         base = 0  # stream offset of s[0]
         back = False  # resumed for the C machine, which takes the stream back when it can
-        back_at = 0  # ... once the machine read up to this stream offset
+        give_back = 0  # ... once the machine read up to this stream offset
         i = 0
         if resume is None:
             s = yield None
             if s is None:  # finish() before any input
                 return
         else:
-            # the state the C machine reached at s[i] (a string there opened with `opener`)
-            (stack, cpaths, key, state, glue, rlist, shift, is_key, sbuf, s_path, d_start) = resume[
-                :11
-            ]
-            (s_pos, nbuf, n_pos, ubuf, u_pos, base, eof, s, i, back_at, opener) = resume[11:22]
-            (comment_end, comment_ret, comment_closer, comment_tail, ctrl_seen) = resume[22:]
-            back = back_at >= 0 and not eof  # at the end of input the machine ends the stream
+            # the state the C machine reached at s[i] (a Handover: see unspool.core.state)
+            h = resume
+            stack, cpaths, key, state, glue = h.stack, h.cpaths, h.key, h.state, h.glue
+            rlist, shift, is_key, sbuf, s_path = h.rlist, h.shift, h.is_key, h.sbuf, h.s_path
+            d_start, s_pos, nbuf, n_pos, ubuf, u_pos = (
+                h.d_start,
+                h.s_pos,
+                h.nbuf,
+                h.n_pos,
+                h.ubuf,
+                h.u_pos,
+            )
+            base, eof, s, i, give_back = h.base, h.eof, h.s, h.i, h.give_back
+            comment_end, comment_ret, comment_closer = h.c_end, h.c_ret, h.c_closer
+            comment_tail, ctrl_seen = h.c_tail, h.ctrl_seen
+            back = give_back >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
-                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[opener]
+                quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[h.quote]
                 if stack and not is_key:
                     s_cont = stack[-1]
                     s_key = None if type(s_cont) is list else key
@@ -705,11 +718,21 @@ class JsonStream:
                     if (
                         back
                         and not carry
-                        and base >= back_at
+                        and base >= give_back
                         and (state <= _AFTER or state == _END)
                     ):
                         # resumed for the C machine: it takes the stream back from here
-                        yield (stack, cpaths, key, state, glue, rlist, shift, None, 0)
+                        yield Giveback(
+                            stack=stack,
+                            cpaths=cpaths,
+                            key=key,
+                            state=state,
+                            glue=glue,
+                            rlist=rlist,
+                            shift=shift,
+                            s=None,
+                            i=0,
+                        )
                         return
                     s = None if eof else (yield None)
                     if s is None:
@@ -1085,17 +1108,37 @@ class JsonStream:
                             if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                                 i = ws_run(s, i + 1).end()
                             state = _ELEM
-                            if back and base + i >= back_at and s[i : i + 1] in _C_ITEM:
+                            if back and base + i >= give_back and s[i : i + 1] in _C_ITEM:
                                 # resumed for the C machine: it reads the next item
-                                yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                                yield Giveback(
+                                    stack=stack,
+                                    cpaths=cpaths,
+                                    key=key,
+                                    state=state,
+                                    glue=glue,
+                                    rlist=rlist,
+                                    shift=shift,
+                                    s=s,
+                                    i=i,
+                                )
                                 return
                             continue
                         i += 1
                         if i < n and s[i] in WS:
                             i = ws_run(s, i + 1).end()
                         state = _KEY
-                        if back and base + i >= back_at and s[i : i + 1] == '"':
-                            yield (stack, cpaths, key, state, glue, rlist, shift, s, i)
+                        if back and base + i >= give_back and s[i : i + 1] == '"':
+                            yield Giveback(
+                                stack=stack,
+                                cpaths=cpaths,
+                                key=key,
+                                state=state,
+                                glue=glue,
+                                rlist=rlist,
+                                shift=shift,
+                                s=s,
+                                i=i,
+                            )
                             return
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
@@ -1587,9 +1630,9 @@ def _resume(
     tail: list[str],
     root: Any,
     complete: bool,
-    state: tuple[Any, ...],
+    state: Handover,
     first: bool,
-) -> tuple[Any, ...] | None:
+) -> Giveback | None:
     """The C machine hands its lenient stream over to this machine, for a repair or a
     decision it leaves to the reference: ``parser`` (a C machine's instance) gets this
     machine's state, sharing the C machine's lists, and its machine resumes from
@@ -1675,11 +1718,14 @@ _Search = Callable[[str], "re.Match[str] | None"]
 _StringKind = tuple[str, str, lx.Run, _Search]
 
 
+@cache
 def _string_kinds(comma: bool) -> dict[str, _StringKind]:
     """By opening character: the quote that closes the string, the other characters
     that may close it (a curly-quoted string), the match of a run of its plain text,
     and the search for what ends such a run (``comma``: a comma or a closer may end a
-    double-quoted string, for missing_quote)."""
+    double-quoted string, for missing_quote).  Made once per ``comma`` (the machine only
+    reads it): each parser and each hand-over from the C machine sets its machine up
+    with it."""
     dq = (lx.dq_run_comma, lx.dq_special_comma) if comma else (lx.dq_run, lx.dq_special)
     curly_dq: _StringKind = ('"', lx.CURLY_DOUBLE, lx.curly_dq_run, lx.curly_dq_special)
     curly_sq: _StringKind = ("'", lx.CURLY_SINGLE, lx.curly_sq_run, lx.curly_sq_special)

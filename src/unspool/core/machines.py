@@ -10,7 +10,8 @@ and missing commas, unquoted keys, single quotes, comments, unquoted tokens) its
 calling the reference's helpers for each decision and report; at any other repair,
 an error or the end of an incomplete document it hands the stream over to the
 pure-Python machine, which resumes from the same state at the same character
-(``jsonstream._resume``) and gives the stream back at the next member it can.  With
+(``jsonstream._resume``) and gives the stream back at the next member it can; the
+state crossing between the two is named once in :mod:`unspool.core.state`.  With
 ``skip_preamble`` in lenient mode (as ``loads`` and ``repair`` run) the C machine
 starts handed over: the pure-Python machine skips the preamble and gives the stream
 back once the value began.
@@ -137,37 +138,40 @@ def accelerates(options: Mapping[str, Any]) -> bool:
 def _stream_type() -> Any:
     """The C machine's JsonStream subclass, made on first use (it needs the Python class)."""
     if not _c_type:
-        from unspool.core import errors, jsonstream, numbers, path_events, snapshot
+        from unspool.core import errors, jsonstream, numbers, path_events, snapshot, state
         from unspool.core.jsonstream import JsonStream
+        from unspool.core.state import Helpers
 
         assert _speedups is not None
-        helpers = {
-            "UNSET": errors.UNSET,
-            "parse_error": errors.parse_error,
-            "MalformedJSON": errors.MalformedJSON,
-            "LimitExceeded": errors.LimitExceeded,
-            "deep_copy": snapshot.deep_copy,
-            "big_int": numbers.big_int,
-            "ValueStart": path_events.ValueStart,
-            "StringDelta": path_events.StringDelta,
-            "ValueEnd": path_events.ValueEnd,
-            "Skipped": path_events.Skipped,
-            "path_flat": path_events.PATH_FLAT,
-            "path_link": path_events._Link,
-            "DeepValueStart": path_events.DEEP_VALUE_START,
-            "DeepStringDelta": path_events.DEEP_STRING_DELTA,
-            "DeepValueEnd": path_events.DEEP_VALUE_END,
+        helpers = Helpers(
+            UNSET=errors.UNSET,
+            parse_error=errors.parse_error,
+            MalformedJSON=errors.MalformedJSON,
+            LimitExceeded=errors.LimitExceeded,
+            deep_copy=snapshot.deep_copy,
+            big_int=numbers.big_int,
+            ValueStart=path_events.ValueStart,
+            StringDelta=path_events.StringDelta,
+            ValueEnd=path_events.ValueEnd,
+            Skipped=path_events.Skipped,
+            path_flat=path_events.PATH_FLAT,
+            path_link=path_events._Link,
+            DeepValueStart=path_events.DEEP_VALUE_START,
+            DeepStringDelta=path_events.DEEP_STRING_DELTA,
+            DeepValueEnd=path_events.DEEP_VALUE_END,
             # lenient mode: the reference's decisions, and the hand-over to its machine
-            "resume": jsonstream._resume,
-            "kinds_of": jsonstream._kinds_of,
-            "close_verdict": jsonstream._close_verdict,
-            "string_cut": jsonstream._string_cut,
-            "string_fast": jsonstream._string_fast,
-            "token": jsonstream._token,
-            "glued_quote": jsonstream._glued_quote,
-            "repair": jsonstream._repair,
-            "repair_window": jsonstream._RepairWindow,
-        }
+            resume=jsonstream._resume,
+            kinds_of=jsonstream._kinds_of,
+            close_verdict=jsonstream._close_verdict,
+            string_cut=jsonstream._string_cut,
+            string_fast=jsonstream._string_fast,
+            token=jsonstream._token,
+            glued_quote=jsonstream._glued_quote,
+            repair=jsonstream._repair,
+            repair_window=jsonstream._RepairWindow,
+            Handover=state.Handover,
+            Giveback=state.Giveback,
+        )
         _c_type.extend((_speedups.make_type(JsonStream, helpers), JsonStream))
     return _c_type[0]
 
