@@ -33,6 +33,7 @@ def test_budgets_scale_with_the_profile() -> None:
     budgets = {name: PROFILES[name].max_examples for name in ("dev", "ci", "long")}
     assert budgets["dev"] < budgets["ci"] < budgets["long"]
     assert PROFILES["ci"].derandomize and PROFILES["ci"].database is None
+    assert PROFILES["dev"].derandomize and not PROFILES["long"].derandomize
     assert PROFILES["dev"].deadline is None and PROFILES["long"].deadline is None
     assert examples(200, PROFILES["dev"]) == 60  # a weight is the test's budget in CI
     assert examples(10, PROFILES["dev"]) == 5

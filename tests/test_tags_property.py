@@ -21,6 +21,7 @@ import re
 import time
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -353,3 +354,22 @@ def test_lenient_loose_bodies_agree_at_every_split_point() -> None:
             parser = TagParser(lenient=True, format=fmt, stream_id="stream")
             events = [e for chunk in chunks for e in parser.feed(chunk)]
             assert merge_events([*events, *parser.finish()]) == expected, (doc, chunks)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known, not fixed yet: a lenient body whose root string's closing quote the core "
+    "holds undecided past the close delimiter ends the action at a later closer when fed in "
+    "small chunks (the body scanner cannot yet give back text it took while the core held it)",
+)
+def test_a_closer_inside_text_the_core_held_ends_the_action_at_every_chunking() -> None:
+    """Found by hypothesis in the property above (a random run)."""
+    doc = '<tool_call>"a", a</tool_call><tool_call>}</tool_call>'
+    whole = TagParser(lenient=True, format="tool_call", stream_id="stream")
+    expected = merge_events([*whole.feed(doc), *whole.finish()])
+    parser = TagParser(lenient=True, format="tool_call", stream_id="stream")
+    events: list[Event] = []
+    for ch in doc:
+        events.extend(parser.feed(ch))
+    events.extend(parser.finish())
+    assert merge_events(events) == expected
