@@ -2,7 +2,7 @@
 
 :data:`MODEL_FORMATS` is the table :class:`~unspool.protocols.model_tags.ModelTagParser`
 (``TagParser(format="qwen3_coder")``), the CLI (``unspool parse -p tags --format
-NAME``) and the sources (``from_openai(stream, text_format=NAME)``) read.  A row
+NAME``) and the sources (``from_openai(stream, NAME)``, the format as the text protocol) read.  A row
 says which literals open a call region and which reader of
 :mod:`unspool.protocols.tag_args` reads it, the reasoning delimiters, section
 wrappers around several calls, and the special tokens that are dropped (an end of
