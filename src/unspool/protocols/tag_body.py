@@ -93,6 +93,7 @@ class BodyScanner:
         "grew",
         "held",
         "name",
+        "replay",
         "start",
     )
 
@@ -114,6 +115,7 @@ class BodyScanner:
         self.start = start
         self.held = ""
         self.closer = ""
+        self.replay = ""  # text after the closer that came before the last feed (see _rewind)
         self.name: str | None = None
         self.grew = False  # the partial args may have changed since the reader reset this
 
@@ -178,7 +180,19 @@ class BodyScanner:
     def args_only(self) -> bool:
         """Whether :meth:`feed_args` takes its common case here (the C fast path's, see
         ``TagParser._settle``): the body is the arguments and the JSON still reads."""
-        return not self._scanning and self._fmt.name_key is None and not self._delta
+        return (
+            not self._scanning
+            and self._fmt.name_key is None
+            and not self._delta
+            and type(self._partial) is not str
+        )
+
+    @property
+    def may_rewind(self) -> bool:
+        """Whether the core may be holding text after the value undecided (a root string
+        whose closing quote lenient mode weighs): the text it holds may hold the closer,
+        so the body must be fed where a closer can end it (not on a fast path)."""
+        return not self._scanning and type(self._partial) is str
 
     def c_args(self) -> tuple[JsonStream, list[str]]:
         """The core and the body's text list, for the C fast path to feed and extend."""
@@ -211,7 +225,10 @@ class BodyScanner:
         """The JSON broke in ``piece`` (from ``text[i]``): keep its valid part, scan on
         from there (returned)."""
         self.grew = True
-        used = min(max(exc.pos - self._fed, 0), len(piece))
+        used = min(exc.pos - self._fed, len(piece))
+        if used < 0:  # the core held the text where it broke: scan it again for the closer
+            self._rewind(-used)
+            used = 0
         self._take(piece[:used])
         self._error, self._error_at, self._scanning = exc, self._size, True
         self._partial = exc.partial
@@ -226,12 +243,27 @@ class BodyScanner:
         used = len(piece) - len(stream.tail)
         if used < 0:
             # the value ended inside text taken at an earlier feed (lenient mode's
-            # lookahead held it): that text, already in the body, follows the value
-            self._after_value(stream.tail[:-used])
+            # lookahead held it): that text follows the value, and may hold the closer
+            self._rewind(-used)
             used = 0
         self._take(piece[:used])
         self._scanning = True
         return i + used
+
+    def _rewind(self, count: int) -> None:
+        """The core decided about the last ``count`` characters of the body only now (its
+        lenient lookahead held them): take them out of the body again and put them before
+        the next scan, as one feed of the whole body would scan them.  A closer among
+        them ends the body there; what follows it is :attr:`replay`."""
+        raw = self.raw
+        keep = len(raw) - count
+        self._parts[:] = [raw[:keep]] if keep else []
+        self._size -= count
+        if self._fmt.name_key is None and self._delta:
+            delta = "".join(self._delta)
+            cut = len(delta) - min(count, len(delta))
+            self._delta[:] = [delta[:cut]] if cut else []
+        self.held = raw[keep:] + self.held
 
     def _scan(self, text: str, i: int) -> int:
         held = self.held
@@ -244,6 +276,9 @@ class BodyScanner:
             self._take_raw(s[start : m.start()])
             self.held = ""
             self.closer = m.group()
+            if m.end() < len(held):  # the closer ended in text taken before this feed
+                self.replay = s[m.end() : len(held)]
+                return i
             return m.end() + shift
         end = len(s) - self._close.hold(s, start)
         self._take_raw(s[start:end])

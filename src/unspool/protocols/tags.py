@@ -200,6 +200,7 @@ class TagParser:
         self._in_reasoning = False
         self._text: list[str] = []
         self._held = ""
+        self._replay = ""  # text an action's end gave back, read again at once (see _run)
         self._pos = 0
         self._finished = False
         # the open tag being read
@@ -420,6 +421,7 @@ class TagParser:
             if (
                 body is not None
                 and not body.held
+                and not body.may_rewind
                 and action is not None
                 and action.index is not None
             ):
@@ -517,6 +519,11 @@ class TagParser:
                 i = self._scan_tag(buf, i, base, out)
             else:
                 i = self._scan_body(buf, i, base, out)
+                replay = self._replay
+                if replay:  # the action ended in text the body took before: read it again
+                    self._replay = ""
+                    buf, base = replay + buf[i:], base + i - len(replay)
+                    i, n = 0, len(buf)
 
     # ------------------------------------------------------------------ prose
 
@@ -671,9 +678,10 @@ class TagParser:
         end = body.feed(buf, i)
         if action.index is None and body.name is not None and action.error is None:
             self._start(action, body.name, out)
-        if end < 0:
+        if not body.closer:
             return len(buf)
-        self._end_action(out, body, body.closer, base + end)
+        self._replay = body.replay
+        self._end_action(out, body, body.closer, base + end - len(body.replay))
         return end
 
     def _flush_args(self, out: list[Event], final: bool = False) -> None:
