@@ -14,12 +14,30 @@ previous report, and exactly one end per call (complete or invalid).
 from __future__ import annotations
 
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from unspool.protocols.holdback import Delimiters
 
-__all__ = ["Call", "Reader", "Sink", "match_literal", "skip_space", "skipper"]
+__all__ = [
+    "AFTER",
+    "BEFORE",
+    "DONE",
+    "SKIP",
+    "VALUE",
+    "Call",
+    "Reader",
+    "Sink",
+    "SteppedReader",
+    "match_literal",
+    "skip_space",
+    "skipper",
+]
+
+BEFORE, VALUE, AFTER, SKIP, DONE = range(5)
+"""The states of a :class:`SteppedReader`: before a call's value, in it, after it (a
+separator or the region's end), skipping a broken call to where the reader resyncs, done."""
 
 _SPACE = " \t\r\n"
 
@@ -100,3 +118,54 @@ def skipper(closers: tuple[str, ...], resync: tuple[str, ...]) -> Delimiters | N
     ``resync`` ones (a next call's opener, left to the parser); None without either."""
     groups = {k: v for k, v in (("close", closers), ("resync", resync)) if v}
     return Delimiters(groups) if groups else None
+
+
+class SteppedReader(ABC):
+    """The driver of a reader that reads a list of calls in the states above: one step
+    method per state, each taking ``s`` and an index and returning where it stopped.
+    ``feed`` runs the steps over the held text and the chunk until the region is done
+    (the text after it is returned) or a step holds text back for the next chunk."""
+
+    _state: int
+    _held: str
+
+    def feed(self, text: str) -> str | None:
+        s = self._held + text if self._held else text
+        self._held = ""
+        i, n = 0, len(s)
+        while i < n:
+            state = self._state
+            if state == BEFORE:
+                i = self._before(s, i)
+            elif state == VALUE:
+                i = self._value(s, i)
+            elif state == AFTER:
+                i = self._after(s, i)
+            elif state == SKIP:
+                i = self._skipping(s, i)
+            if self._state == DONE:
+                self._flush()
+                return s[i:]
+            if self._held:
+                break
+        return None
+
+    @abstractmethod
+    def _before(self, s: str, i: int) -> int:
+        """Before a call: find where its value starts."""
+
+    @abstractmethod
+    def _value(self, s: str, i: int) -> int:
+        """In a call's value: feed it on."""
+
+    @abstractmethod
+    def _after(self, s: str, i: int) -> int:
+        """After a value: a separator, or the end of the region."""
+
+    @abstractmethod
+    def _skipping(self, s: str, i: int) -> int:
+        """Past a broken call: skip to where the reader resyncs."""
+
+    @abstractmethod
+    def _flush(self) -> None:
+        """The region is done: report its calls."""

@@ -26,13 +26,25 @@ from unspool.core.errors import UNSET, MalformedJSON
 from unspool.core.jsonstream import JsonStream
 from unspool.core.path_events import ValueEnd, ValueStart
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
-from unspool.protocols.tag_args.base import Call, Sink, match_literal, skip_space, skipper
+from unspool.protocols.tag_args.base import (
+    AFTER,
+    BEFORE,
+    DONE,
+    SKIP,
+    VALUE,
+    Call,
+    Sink,
+    SteppedReader,
+    match_literal,
+    skip_space,
+    skipper,
+)
 
 __all__ = ["ARGS_KEYS", "JsonCalls", "shape_args"]
 
 ARGS_KEYS = ("arguments", "parameters")
 _CUT = re.compile(r"[}\]]")
-_BEFORE, _VALUE, _AFTER, _SKIP, _DONE = range(5)
+_BEFORE, _VALUE, _AFTER, _SKIP, _DONE = BEFORE, VALUE, AFTER, SKIP, DONE
 _FENCES = ("```json", "```")
 _TRUNCATED = "the reply ended inside this call"
 
@@ -63,7 +75,7 @@ class _Elem:
         self.done = False
 
 
-class JsonCalls:
+class JsonCalls(SteppedReader):
     """Reads a JSON call region (see the module docstring)."""
 
     def __init__(
@@ -102,27 +114,6 @@ class JsonCalls:
             self._elems.append(elem)
 
     # ------------------------------------------------------------------ feeding
-
-    def feed(self, text: str) -> str | None:
-        s = self._held + text if self._held else text
-        self._held = ""
-        i, n = 0, len(s)
-        while i < n:
-            state = self._state
-            if state == _BEFORE:
-                i = self._before(s, i)
-            elif state == _VALUE:
-                i = self._value(s, i)
-            elif state == _AFTER:
-                i = self._after(s, i)
-            elif state == _SKIP:
-                i = self._skipping(s, i)
-            if self._state == _DONE:
-                self._flush()
-                return s[i:]
-            if self._held:
-                break
-        return None
 
     def finish(self) -> None:
         stream = self._stream

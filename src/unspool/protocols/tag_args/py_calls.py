@@ -17,12 +17,24 @@ from unspool.core.errors import MalformedJSON
 from unspool.core.path_events import ValueEnd, ValueStart
 from unspool.core.pyliteral import PyCall, PyLiteralStream
 from unspool.protocols.args_snapshot import Snapshots, new_snapshots
-from unspool.protocols.tag_args.base import Call, Sink, match_literal, skip_space, skipper
+from unspool.protocols.tag_args.base import (
+    AFTER,
+    BEFORE,
+    DONE,
+    SKIP,
+    VALUE,
+    Call,
+    Sink,
+    SteppedReader,
+    match_literal,
+    skip_space,
+    skipper,
+)
 
 __all__ = ["PyCalls"]
 
 _CUT = re.compile(r"[)\]]")
-_BEFORE, _VALUE, _AFTER, _SKIP, _DONE = range(5)
+_BEFORE, _VALUE, _AFTER, _SKIP, _DONE = BEFORE, VALUE, AFTER, SKIP, DONE
 _TRUNCATED = "the reply ended inside this call"
 
 
@@ -36,7 +48,7 @@ class _Elem:
         self.done = False
 
 
-class PyCalls:
+class PyCalls(SteppedReader):
     """Reads a region of Python-style calls (see the module docstring).  ``closers``
     end the region; ``multi``: another call may follow a call (after blanks);
     ``resync``: literals that end a broken region with no closer."""
@@ -62,27 +74,6 @@ class PyCalls:
         self._pending: list[tuple[_Elem, str | None, str]] = []
         self._roots = 0
         self._root_first = 0
-
-    def feed(self, text: str) -> str | None:
-        s = self._held + text if self._held else text
-        self._held = ""
-        i, n = 0, len(s)
-        while i < n:
-            state = self._state
-            if state == _BEFORE:
-                i = self._before(s, i)
-            elif state == _VALUE:
-                i = self._value(s, i)
-            elif state == _AFTER:
-                i = self._after(s, i)
-            elif state == _SKIP:
-                i = self._skipping(s, i)
-            if self._state == _DONE:
-                self._flush()
-                return s[i:]
-            if self._held:
-                break
-        return None
 
     def finish(self) -> None:
         if self._state == _VALUE or (self._state == _BEFORE and not self._roots):
