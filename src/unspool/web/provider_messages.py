@@ -16,8 +16,10 @@ way its provider documents it:
 
 What is not sent: instructions (system / developer messages: a browser can forge them;
 they are :attr:`ChatRequest.system <unspool.web.request.ChatRequest.system>`), the
-reasoning (the providers want it back signed or encrypted, which a UI message does not
-carry), a call still streaming its input, a call the provider itself ran
+reasoning, but for the parts a provider sealed (a ``reasoning`` part whose
+``providerMetadata`` holds Anthropic's or Bedrock's ``signature`` or ``redactedData``, as the
+``"ai-sdk"`` format writes it: Anthropic and Bedrock get those thinking blocks back, which
+Claude requires with a tool turn; the provider checks the seal), a call still streaming its input, a call the provider itself ran
 (``providerExecuted``), and a call the request does not answer unless its outcome is
 given (``results``): each is still in :attr:`ChatRequest.tool_calls`. An outcome given in
 ``results`` is sent in place of whatever the request says of that call: a server that
@@ -45,6 +47,7 @@ from unspool.events import (
     ActionInvalid,
     ActionResult,
     Event,
+    ReasoningDelta,
     TextDelta,
 )
 from unspool.sources.providers import tool_results
@@ -152,7 +155,11 @@ def _call_events(call: RequestToolCall, index: int, results: Mapping[str, Outcom
 
 
 def _step_events(step: AssistantStep, results: Mapping[str, Outcome]) -> list[Event]:
-    events: list[Event] = [TextDelta(step.text)] if step.text else []
+    events: list[Event] = []
+    for text, seal in step.sealed:  # the builders send them back where the provider wants
+        events += [ReasoningDelta(text), seal] if text else [seal]
+    if step.text:
+        events.append(TextDelta(step.text))
     for index, call in enumerate(step.calls):
         events += _call_events(call, index, results)
     return events
