@@ -644,7 +644,11 @@ def test_signed_thinking_goes_back_first_and_unchanged() -> None:
         },
         {"text": "On it."},
     ]
+    # Chat (Claude through LiteLLM) carries them in thinking_blocks
+    chat = tr.openai_chat_results(SIGNED)[0]
+    assert chat["thinking_blocks"] == assistant[:2]
     # the formats whose providers sign nothing are unchanged by it
     plain = [e for e in SIGNED if not isinstance(e, (ReasoningDelta, ReasoningSignature))]
-    for build in (tr.openai_chat_results, tr.gemini_results, tr.ollama_results):
+    assert "thinking_blocks" not in tr.openai_chat_results(plain)[0]
+    for build in (tr.gemini_results, tr.ollama_results, tr.openai_responses_results):
         assert build(SIGNED) == build(plain)

@@ -154,9 +154,9 @@ def _call_events(call: RequestToolCall, index: int, results: Mapping[str, Outcom
     return [] if outcome is None else [complete, outcome]
 
 
-def _step_events(step: AssistantStep, results: Mapping[str, Outcome]) -> list[Event]:
+def _step_events(step: AssistantStep, results: Mapping[str, Outcome], sealed: bool) -> list[Event]:
     events: list[Event] = []
-    for text, seal in step.sealed:  # the builders send them back where the provider wants
+    for text, seal in step.sealed if sealed else ():  # the builder puts them where they go
         events += [ReasoningDelta(text), seal] if text else [seal]
     if step.text:
         events.append(TextDelta(step.text))
@@ -410,6 +410,8 @@ class MessageShape:
     results: Callable[[Iterable[Event]], list[dict[str, Any]]]
     user: UserWriter
     merge: str | None = None
+    sealed: bool = False
+    """Whether the provider takes sealed reasoning back (its thinking blocks)."""
 
 
 SHAPES: dict[str, MessageShape] = {
@@ -418,10 +420,12 @@ SHAPES: dict[str, MessageShape] = {
         "openai_responses", tool_results.openai_responses_results, _openai_responses_user
     ),
     "anthropic": MessageShape(
-        "anthropic", tool_results.anthropic_results, _anthropic_user, "content"
+        "anthropic", tool_results.anthropic_results, _anthropic_user, "content", sealed=True
     ),
     "gemini": MessageShape("gemini", tool_results.gemini_results, _gemini_user, "parts"),
-    "bedrock": MessageShape("bedrock", tool_results.bedrock_results, _bedrock_user, "content"),
+    "bedrock": MessageShape(
+        "bedrock", tool_results.bedrock_results, _bedrock_user, "content", sealed=True
+    ),
     "ollama": MessageShape("ollama", tool_results.ollama_results, _ollama_user),
 }
 """Every provider's message shape, by the name ``to_messages`` takes (``"openai"`` is
@@ -455,7 +459,7 @@ def write_messages(
                 messages.append(shape.user(turn.parts))
         elif isinstance(turn, AssistantTurn):
             for step in turn.steps:
-                events = _step_events(step, given)
+                events = _step_events(step, given, shape.sealed)
                 if events:
                     messages += shape.results(events)
     return messages if shape.merge is None else _merged(messages, shape.merge)

@@ -7,7 +7,8 @@ the messages (or input items, or contents) to append to the conversation: the mo
 turn (its text and its calls, as the provider expects them echoed) and one result per
 call, matched by the call's provider id (unspool's id when the provider gave none):
 
-* :func:`openai_chat_results`: an ``assistant`` message with ``tool_calls``, then one
+* :func:`openai_chat_results`: an ``assistant`` message with ``tool_calls`` (and, for a
+  Claude reply read through LiteLLM, its signed ``thinking_blocks``), then one
   ``{"role": "tool", "tool_call_id", "content"}`` message per call;
 * :func:`openai_responses_results`: each call echoed as the item it came as, then its
   own output item: ``{"type": "function_call_output", "call_id", "output"}`` for a
@@ -208,8 +209,12 @@ def read_turn(events: Iterable[Event]) -> Turn:
 
 def openai_chat_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Chat Completions: the assistant message, then ``role: "tool"`` messages."""
+    events = list(events)
     turn = read_turn(events)
     assistant: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    thinking = [_thinking_block(text, seal) for _, text, seal in _sealed_reasoning(events)]
+    if thinking:  # LiteLLM sends them on to Claude, which wants them back with a tool turn
+        assistant["thinking_blocks"] = thinking
     if turn.calls:
         assistant["tool_calls"] = [_chat_call(c) for c in turn.calls]
     tools = [{"role": "tool", "tool_call_id": c.call_id, "content": c.text} for c in turn.calls]
@@ -453,6 +458,14 @@ def _sealed_reasoning(events: Iterable[Event]) -> Iterator[tuple[int, str, Reaso
             text = []
 
 
+def _thinking_block(text: str, seal: ReasoningSignature) -> dict[str, Any]:
+    """A sealed block of reasoning as Anthropic's content block (and LiteLLM's
+    ``thinking_blocks`` entry)."""
+    if seal.redacted:
+        return {"type": "redacted_thinking", "data": seal.redacted}
+    return {"type": "thinking", "thinking": text, "signature": seal.signature}
+
+
 def _anthropic_blocks(events: Sequence[Event]) -> list[dict[str, Any]]:
     """The assistant's content in stream order, but for its tool calls: thinking blocks
     (as the API requires them back before a ``tool_use``), text, and the provider's own
@@ -464,11 +477,7 @@ def _anthropic_blocks(events: Sequence[Event]) -> list[dict[str, Any]]:
     sealed = {k: (text, sig) for k, text, sig in _sealed_reasoning(events)}
     for k, event in enumerate(events):
         if k in sealed:
-            text, sig = sealed[k]
-            if sig.redacted:
-                blocks.append({"type": "redacted_thinking", "data": sig.redacted})
-            else:
-                blocks.append({"type": "thinking", "thinking": text, "signature": sig.signature})
+            blocks.append(_thinking_block(*sealed[k]))
         elif isinstance(event, TextDelta):
             if blocks and blocks[-1]["type"] == "text":
                 blocks[-1]["text"] += event.text
