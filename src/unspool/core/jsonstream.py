@@ -42,15 +42,16 @@ from unspool.core.errors import (
     UNSET,
     LimitExceeded,
     MalformedJSON,
-    parse_error,
 )
 from unspool.core.live import (
     _close,
     _end_string,
     _odd_quote,
     _put,
+    _release,
     _repair,
     _set_slot,
+    _too_deep,
     _too_long,
     _trailing_comma,
     _unicode_space,
@@ -473,9 +474,12 @@ class JsonStream:
         self._error = exc
         raise exc
 
-    def _c_scanner(self) -> Callable[[str, int], tuple[Any, int]] | None:
+    def _c_scanner(self) -> Callable[[str, int, int], tuple[Any, int]] | None:
         """The stdlib's C scanner configured like this parser, or None when it cannot
-        honour the options (events, lenient, token limits)."""
+        honour the options (events, lenient, token limits): ``scan(s, i, budget)`` reads
+        the whole container at ``s[i]`` nested at most ``budget`` deep, returning its
+        value and where it ends, or ``(None, -1)`` (not closed here, or invalid: the
+        machine reads it as always)."""
         opts = self._opts
         if self._events is not None or self._kinds or opts.max_token_chars is not None:
             return None
@@ -500,62 +504,58 @@ class JsonStream:
             parse_constant=None if opts.allow_inf_nan else reject_constant,
             strict=True,
         )
-        return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
+        scan_once = decoder.scan_once  # type: ignore[attr-defined]
+
+        def scan(s: str, i: int, budget: int) -> tuple[Any, int]:
+            try:
+                val, j = scan_once(s, i)
+            except (StopIteration, ValueError, RecursionError, ArithmeticError):
+                # (ArithmeticError: a parse hook refused a number of a container that
+                # may not even close here, as Decimal does "1e1000000000000000000")
+                return None, -1
+            if (
+                s.count("{", i, j) + s.count("[", i, j) <= budget
+                or max_depth(val, budget) <= budget
+            ):
+                return val, j
+            return None, -1
+
+        return scan
 
     # ------------------------------------------------------------------ the machine
 
-    def _machine(
+    def _machine(  # noqa: C901 (the driver: its hot steps stay inline)
         self, resume: Handover | None = None
     ) -> Generator[Giveback | None, str | None, None]:
-        """The parser: one loop over the characters of the chunks sent in.
+        """The parser's driver: one loop over the characters of the chunks sent in.
 
         Each turn takes one step in the current state, in this order: the chunk
-        boundary (and the short loop of a streaming string value), a string, the
-        states past ``_STRING`` (number, unquoted token or key, comment, preamble,
-        after the root), blanks, after a value, a value, a key, the colon; then the
-        end of input.  The hot steps (string runs, numbers, structural characters)
-        are inline, each opened by a ``# step: <name>`` comment; the cold ones
-        (lenient decisions, rare states) are the ``_step_<name>`` functions of
-        :mod:`unspool.core.machine_steps`, which share a
-        :class:`~unspool.core.machine_steps.StepState` with this loop.
+        boundary, a string, the states past ``_STRING`` (number, token, comment,
+        preamble, after the root), blanks, after a value, a value, a key, the colon;
+        then the end of input.  The hot steps are inline, each opened by a
+        ``# step: <name>`` comment; the cold ones are the ``_step_<name>`` functions of
+        :mod:`unspool.core.machine_steps`, sharing a ``StepState`` with this loop.
 
         ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
-        with its state and its text, a :class:`~unspool.core.state.Handover` read by
-        field name; the machine goes on from there.  When ``resume.give_back`` asks for
-        it (a stream offset, -1: never), the machine gives the stream back at the next
-        comma between members, or chunk boundary, past that offset in a state the C
-        machine reads (nothing held back): it yields that state and the rest of the
-        text (``s`` None at a boundary) as a :class:`~unspool.core.state.Giveback`, and
-        ends.
+        with its state and its text, a :class:`~unspool.core.state.Handover`; the machine
+        goes on from there.  When ``resume.give_back`` asks for it (a stream offset, -1:
+        never), the machine gives the stream back at the next comma between members, or
+        chunk boundary, past that offset in a state the C machine reads (nothing held
+        back): it yields that state and the rest of the text (``s`` None at a boundary)
+        as a :class:`~unspool.core.state.Giveback`, and ends.
         """
         # step: setup
         m = _step_setup(self, resume)
-        max_depth_ = self._opts.max_depth
-        max_tok = m.max_tok
-        max_int = m.max_int
-        evs = m.evs
-        repairs = m.repairs
-        parse_float = m.parse_float
-        parse_int = m.parse_int
-        scan_once = self._c_scanner()
-        k_inner = m.k_inner
-        k_mquote = m.k_mquote
-        k_token = m.k_token
-        k_space = m.k_space
-        k_fence = m.k_fence
-        k_trailing_comma = m.k_trailing_comma
-        literals = m.literals
-        neg_inf_tag = m.neg_inf_tag
-        escapes = m.escapes
-        value_quotes = m.value_quotes
-        key_quotes = m.key_quotes
-        quote_openers = m.quote_openers
+        # the hot ones, as locals
+        max_depth_, max_tok, max_int = self._opts.max_depth, m.max_tok, m.max_int
+        evs, repairs, parse_float, parse_int = m.evs, m.repairs, m.parse_float, m.parse_int
+        k_inner, k_mquote, k_token, k_space = m.k_inner, m.k_mquote, m.k_token, m.k_space
+        literals, neg_inf_tag, escapes = m.literals, m.neg_inf_tag, m.escapes
+        value_quotes, key_quotes, quote_openers = m.value_quotes, m.key_quotes, m.quote_openers
+        scan = self._c_scanner()
         release = self._release
-        ws_run = lx.ws_run
+        ws_run, number_run, WS, NUM0 = lx.ws_run, lx.number_run, lx.WHITESPACE, lx.NUMBER_START
         new_event = tuple.__new__  # builds a path event without its Python-level __new__
-        number_run = lx.number_run
-        WS = lx.WHITESPACE
-        NUM0 = lx.NUMBER_START
         str_run = lx.dq_run
         special: _Search = lx.dq_special  # finds what ends a run of plain string text
 
@@ -565,19 +565,15 @@ class JsonStream:
         val: Any = None
         key: Any = None  # the key whose value is expected in the innermost object
         state = _PREAMBLE if m.preamble is not None else _VALUE
-        # the in-flight string
-        sbuf = ""
-        quote = '"'
-        is_key = False
+        # the in-flight string: its text, quote (and qalt: the other characters that may
+        # close a string opened by a curly quote), whether it is a key
+        sbuf, quote, qalt, is_key = "", '"', "", False
         s_cont: Any = None  # container holding the string (None: the root)
         s_key: Any = None  # its key (objects) or None (arrays)
         s_path: Path = ()
         d_start = 0  # length of sbuf already reported by StringDelta
         s_pos = 0  # stream offset of its opening quote
-        qalt = ""  # other characters that may close it (a string opened by a curly quote)
-        # the in-flight number
-        nbuf = ""
-        n_pos = 0
+        nbuf, n_pos = "", 0  # the in-flight number, its stream offset
         shift = 0  # release_items: how many of the root array's items were released
 
         carry = ""  # undecided text, prepended to the next chunk
@@ -618,17 +614,11 @@ class JsonStream:
                             else:
                                 self._root = sbuf
                             if evs is not None and len(sbuf) > d_start:
-                                evs.append(
-                                    new_event(
-                                        StringDelta if type(s_path) is tuple else _DEEP_SD,
-                                        (s_path, sbuf[d_start:]),
-                                    )
-                                )
+                                sd = StringDelta if type(s_path) is tuple else _DEEP_SD
+                                evs.append(new_event(sd, (s_path, sbuf[d_start:])))
                                 d_start = len(sbuf)
-                            if rlist and len(rlist) > 1:
-                                # release_items: all but the open last item have ended
-                                shift += len(rlist) - 1
-                                del rlist[:-1]
+                            if rlist and len(rlist) > 1:  # release_items: all but the open last
+                                shift = _release(rlist, 1, shift)  # item have ended
                             base += n
                             s = None if eof else (yield None)
                             if s is None:
@@ -662,11 +652,8 @@ class JsonStream:
                         if s is None:
                             break
                         continue
-                    if rlist:
-                        k = len(rlist) - (len(stack) > 1)
-                        if k > 0:  # release_items: drop the items whose ValueEnd went out
-                            shift += k
-                            del rlist[:k]
+                    if rlist:  # release_items: drop the items whose ValueEnd went out
+                        shift = _release(rlist, len(stack) > 1, shift)
                     base += n
                     if (
                         back
@@ -719,8 +706,7 @@ class JsonStream:
                                 sbuf += text
                                 continue
                             if how == _WAIT:
-                                carry = s[i:]
-                                i = n
+                                carry, i = s[i:], n
                                 break
                         # the string ends: at its quote, or (missing_quote) at a , ] or }
                         if how == _QUOTED and max_tok is not None and len(sbuf) > max_tok:
@@ -744,12 +730,8 @@ class JsonStream:
                     if state == _NUMBER:
                         if nbuf == "-" and c == "I" and neg_inf_tag is not None:
                             # "-" ended the last chunk and "Infinity" follows: re-read as a literal
-                            s = "-" + s[i:]
-                            base += i - 1
+                            s, base, i, state, nbuf = "-" + s[i:], base + i - 1, 0, _VALUE, ""
                             n = len(s)
-                            i = 0
-                            state = _VALUE
-                            nbuf = ""
                             continue
                         j = number_run(s, i).end()
                         if len(nbuf) < 100 or lx.digits_run(s, i).end() < j:
@@ -767,8 +749,8 @@ class JsonStream:
                         if k_token:
                             how = _number_end(s, i, eof, nbuf)
                             if how == _NUM_SLASH:
-                                carry = "/"  # "1/3" or a comment after 1: the next character says
-                                i = n
+                                # "1/3" or a comment after 1: the next character says
+                                carry, i = "/", n
                                 continue
                             if how == _NUM_TOKEN:
                                 # "12abc", or "01", "1." or "-" at a chunk's end: decided as
@@ -782,8 +764,7 @@ class JsonStream:
                         if stack:
                             state = _AFTER
                         else:
-                            state = _END
-                            m.glue = True
+                            state, m.glue = _END, True  # (a letter right after it is an error)
                     elif state in (_END, _FENCED):
                         i, state = _step_after_root(m, s, i, base, state)
                     elif state in (_UVAL, _UKEY):
@@ -797,15 +778,14 @@ class JsonStream:
                 if c in WS:
                     i = ws_run(s, i).end()
                     continue
-                if c == "`" and k_fence and stack:
+                if c == "`" and m.k_fence and stack:
                     # '{"a": "b"```': the reply's closing fence before the closers; the
                     # document was cut there, what follows is trailing text (after_root)
-                    if n - i < 3 and not eof:
-                        carry = s[i:]
-                        i = n
-                        continue
                     if s.startswith("```", i):
                         state = _FENCED
+                        continue
+                    if n - i < 3 and not eof:
+                        carry, i = s[i:], n
                         continue
                 if k_space and c in lx.UNICODE_SPACES:
                     _unicode_space(repairs, evs, base + i)
@@ -819,15 +799,9 @@ class JsonStream:
                         i += 1
                         if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                             i = ws_run(s, i + 1).end()
-                        if type(top) is list:
-                            state = _ELEM
-                            if back and base + i >= give_back and s[i : i + 1] in _C_ITEM:
-                                # resumed for the C machine: it reads the next item
-                                yield _giveback(m, key, state, shift, s, i)
-                                return
-                            continue
-                        state = _KEY
-                        if back and base + i >= give_back and s[i : i + 1] == '"':
+                        state = _ELEM if type(top) is list else _KEY
+                        if back and base + i >= give_back and s[i : i + 1] in _C_NEXT[state]:
+                            # resumed for the C machine: it reads the next item or '"' key
                             yield _giveback(m, key, state, shift, s, i)
                             return
                         continue
@@ -839,9 +813,8 @@ class JsonStream:
                             top.clear()  # release_items: every item went out with its ValueEnd
                         if evs is not None:
                             p = cpaths.pop()
-                            evs.append(
-                                new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top))
-                            )
+                            ve = ValueEnd if type(p) is tuple else _DEEP_VE
+                            evs.append(new_event(ve, (p, top)))
                         i += 1
                         if not stack:
                             state = _END
@@ -852,37 +825,25 @@ class JsonStream:
 
                 # step: value
                 if state <= _ELEM:
+                    if c == '"' and s.find('"', i + 1) >= 0:
+                        # fast path: the whole string is in this chunk
+                        try:
+                            text, j = scanstring(s, i + 1, True)
+                        except ValueError:
+                            j = 0  # not closed cleanly in this chunk: read it incrementally
+                        if j and (
+                            not (k_inner or k_mquote)
+                            or _close_verdict(s, j, eof, stack, text) == CLOSE
+                        ):
+                            if max_tok is not None and len(text) > max_tok:
+                                raise _too_long("string", max_tok, base + i)
+                            _put(self, stack, cpaths, key, shift, rlist, evs, text, "string", True)
+                            state = _AFTER if stack else _END
+                            i = j
+                            continue
                     if c in quote_openers:
                         if c != '"':
                             _odd_quote(repairs, evs, c, base + i, "string")
-                        # fast path: the whole string is in this chunk
-                        elif s.find('"', i + 1) >= 0:
-                            try:
-                                text, j = scanstring(s, i + 1, True)
-                            except ValueError:
-                                pass  # not closed cleanly in this chunk: read it incrementally
-                            else:
-                                if (
-                                    not (k_inner or k_mquote)
-                                    or _close_verdict(s, j, eof, stack, text) == CLOSE
-                                ):
-                                    if max_tok is not None and len(text) > max_tok:
-                                        raise _too_long("string", max_tok, base + i)
-                                    _put(
-                                        self,
-                                        stack,
-                                        cpaths,
-                                        key,
-                                        shift,
-                                        rlist,
-                                        evs,
-                                        text,
-                                        "string",
-                                        True,
-                                    )
-                                    state = _AFTER if stack else _END
-                                    i = j
-                                    continue
                         # slow path: the string streams
                         if stack:
                             s_cont = stack[-1]
@@ -904,29 +865,16 @@ class JsonStream:
 
                     if c == "{" or c == "[":
                         depth = len(stack)
-                        if scan_once is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
-                            try:
-                                val, j = scan_once(s, i)
-                            except (StopIteration, ValueError, RecursionError, ArithmeticError):
-                                # (ArithmeticError: a parse hook refused a number of a
-                                # container that may not even close here, as Decimal does
-                                # "1e1000000000000000000": the machine reads it as always)
-                                j = -1
+                        if scan is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
+                            val, j = scan(s, i, max_depth_ - depth)  # a whole container
                             if j > 0:
-                                budget = max_depth_ - depth
-                                if (
-                                    s.count("{", i, j) + s.count("[", i, j) <= budget
-                                    or max_depth(val, budget) <= budget
-                                ):
-                                    i = j
-                                    # (no events: the scanner runs only without them)
-                                    _put(self, stack, cpaths, key, 0, None, None, val, "", True)
-                                    state = _AFTER if stack else _END
-                                    continue
+                                i = j
+                                # (no events: the scanner runs only without them)
+                                _put(self, stack, cpaths, key, 0, None, None, val, "", True)
+                                state = _AFTER if stack else _END
+                                continue
                         if depth >= max_depth_:
-                            raise parse_error(
-                                f"nesting deeper than max_depth={max_depth_}", base + i, True
-                            )
+                            raise _too_deep(max_depth_, base + i)
                         new: Any = {} if c == "{" else []
                         kind = "object" if c == "{" else "array"
                         p = _put(self, stack, cpaths, key, shift, rlist, evs, new, kind, False)
@@ -941,7 +889,7 @@ class JsonStream:
 
                     if c == "]" and state != _VALUE:
                         if state == _ELEM:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
+                            _trailing_comma(m.k_trailing_comma, repairs, evs, base + i, "]")
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
                         state = _AFTER if stack else _END
@@ -970,8 +918,7 @@ class JsonStream:
                             raise _too_long("number", max_tok, pos)
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
                             if not _neg_infinity(s, i, pos, neg_inf_tag, repairs, evs):
-                                carry = s[i:]
-                                i = n
+                                carry, i = s[i:], n
                                 continue
                             val = float("-inf")
                             i += 9
@@ -981,8 +928,7 @@ class JsonStream:
                                 nbuf = tok  # "1/3" or a comment after 1: the next character says
                                 n_pos = pos
                                 state = _NUMBER
-                                carry = "/"
-                                i = n
+                                carry, i = "/", n
                                 continue
                             if how == _NUM_TOKEN:
                                 # "12abc", "1/3", "2024-01-15", "01": a token, decided when it ends
@@ -1009,8 +955,7 @@ class JsonStream:
                     if stack:
                         state = _AFTER
                     else:
-                        state = _END
-                        m.glue = True
+                        state, m.glue = _END, True
                     continue
 
                 # step: key
@@ -1044,7 +989,7 @@ class JsonStream:
                         continue
                     if c == "}":
                         if state == _KEY:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
+                            _trailing_comma(m.k_trailing_comma, repairs, evs, base + i, "}")
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
                         state = _AFTER if stack else _END
@@ -1162,9 +1107,9 @@ class _RepairWindow(list[Repair]):
         list.append(self, repair)
 
 
-_C_ITEM = frozenset('"-0123456789[{')
-"""Where the C machine takes a stream back after a comma: an item it reads (see
-:meth:`JsonStream._machine`); after a comma in an object, a '"' key."""
+_C_NEXT = {_ELEM: frozenset('"-0123456789[{'), _KEY: frozenset('"')}
+"""Where the C machine takes a stream back after a comma, by the state after it: an
+item it reads, a quoted key (see :meth:`JsonStream._machine`)."""
 
 
 def parse_partial(text: str | bytes, **options: Any) -> Any:

@@ -149,9 +149,24 @@ def _end_string(
         evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (path, text)))
 
 
+def _release(rlist: list[Any], keep: int, shift: int) -> int:
+    """release_items: drop the items of the root array ``rlist`` but its last ``keep``
+    (their ``ValueEnd`` went out); returns the new count of released items."""
+    k = len(rlist) - keep
+    if k > 0:
+        del rlist[:k]
+        shift += k
+    return shift
+
+
 def _too_long(what: str, limit: int, pos: int) -> MalformedJSON:
     """The error for a string, key, number or unquoted value longer than max_token_chars."""
     return parse_error(f"{what} longer than max_token_chars={limit}", pos, True)
+
+
+def _too_deep(limit: int, pos: int) -> MalformedJSON:
+    """The error for a container opened deeper than max_depth."""
+    return parse_error(f"nesting deeper than max_depth={limit}", pos, True)
 
 
 def _trailing_comma(
