@@ -32,6 +32,7 @@ from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
 from unspool.core.decisions import (
+    _NOT_TOKEN,
     _close_verdict,
     _neg_infinity,
     _Search,
@@ -105,9 +106,7 @@ from unspool.core.path_events import (
     StringDelta,
     ValueEnd,
 )
-from unspool.core.quotes import (
-    CLOSE,
-)
+from unspool.core.quotes import CLOSE, UNDECIDED
 from unspool.core.repairs import say
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.state import Giveback, Handover
@@ -546,14 +545,12 @@ class JsonStream:
         """
         # step: setup
         m = _step_setup(self, resume)
-        # the hot ones, as locals
         max_depth_, max_tok, max_int = self._opts.max_depth, m.max_tok, m.max_int
         evs, repairs, parse_float, parse_int = m.evs, m.repairs, m.parse_float, m.parse_int
         k_inner, k_mquote, k_token, k_space = m.k_inner, m.k_mquote, m.k_token, m.k_space
         literals, neg_inf_tag, escapes = m.literals, m.neg_inf_tag, m.escapes
         value_quotes, key_quotes, quote_openers = m.value_quotes, m.key_quotes, m.quote_openers
-        scan = self._c_scanner()
-        release = self._release
+        scan, release = self._c_scanner(), self._release
         ws_run, number_run, WS, NUM0 = lx.ws_run, lx.number_run, lx.WHITESPACE, lx.NUMBER_START
         new_event = tuple.__new__  # builds a path event without its Python-level __new__
         str_run = lx.dq_run
@@ -562,7 +559,6 @@ class JsonStream:
         stack = m.stack  # open containers, innermost last
         cpaths = m.cpaths  # their paths (events only)
         rlist = m.rlist  # release_items: the root array, once open
-        val: Any = None
         key: Any = None  # the key whose value is expected in the innermost object
         state = _PREAMBLE if m.preamble is not None else _VALUE
         # the in-flight string: its text, quote (and qalt: the other characters that may
@@ -689,7 +685,14 @@ class JsonStream:
                         if i >= n:
                             break
                         c = s[i]
-                        if c == quote and not qalt and (is_key or not k_inner):
+                        closes = c == quote and not qalt
+                        if closes and k_inner and not is_key:  # (the common verdicts, inline)
+                            verdict = _close_verdict(s, i + 1, eof, stack, sbuf)
+                            if verdict == UNDECIDED:
+                                carry, i = s[i:], n
+                                break
+                            closes = verdict == CLOSE
+                        if closes:
                             i += 1
                             how = _QUOTED
                         else:
@@ -779,8 +782,7 @@ class JsonStream:
                     i = ws_run(s, i).end()
                     continue
                 if c == "`" and m.k_fence and stack:
-                    # '{"a": "b"```': the reply's closing fence before the closers; the
-                    # document was cut there, what follows is trailing text (after_root)
+                    # '{"a": "b"```': a closing fence before the closers: the rest is trailing text
                     if s.startswith("```", i):
                         state = _FENCED
                         continue
@@ -853,12 +855,8 @@ class JsonStream:
                         s_path = _put(
                             self, stack, cpaths, key, shift, rlist, evs, "", "string", False
                         )
-                        state = _STRING
-                        is_key = False
                         quote, qalt, str_run, special = value_quotes[c]
-                        sbuf = ""
-                        s_pos = base + i
-                        d_start = 0
+                        state, is_key, sbuf, s_pos, d_start = _STRING, False, "", base + i, 0
                         m.ctrl_seen = False
                         i += 1
                         continue
@@ -932,13 +930,18 @@ class JsonStream:
                                 continue
                             if how == _NUM_TOKEN:
                                 # "12abc", "1/3", "2024-01-15", "01": a token, decided when it ends
-                                state = _to_token(m, "", pos)
+                                i, state, carry, key = _step_token(
+                                    m, s, i, base, eof, state, key, shift
+                                )
                                 continue
                             val = number_value(parse_float, parse_int, max_int, tok, pos)
                             i = j
+                    elif k_token and c not in _NOT_TOKEN:  # "New York", "TRUE", "None" (lenient)
+                        i, state, carry, key = _step_token(m, s, i, base, eof, state, key, shift)
+                        continue
                     else:
                         # step: value (a whole literal; the rest is _step_value's)
-                        for word, wval, wkind, tag in () if k_token else literals.get(c, ()):
+                        for word, wval, wkind, tag in literals.get(c, ()):
                             if s.startswith(word, i):
                                 if tag:
                                     _repair(repairs, evs, tag, pos, say(tag, tok=word))
@@ -979,11 +982,8 @@ class JsonStream:
                                         i = ws_run(s, i + 1).end()
                                     state = _VALUE
                                 continue
-                        state = _STRING
-                        is_key = True
                         quote, qalt, str_run, special = key_quotes[c]
-                        sbuf = ""
-                        s_pos = base + i
+                        state, is_key, sbuf, s_pos = _STRING, True, "", base + i
                         m.ctrl_seen = False
                         i += 1
                         continue
@@ -994,7 +994,7 @@ class JsonStream:
                         i += 1
                         state = _AFTER if stack else _END
                         continue
-                    i, state, carry, shift = _step_key(m, s, i, base, eof, state, shift)
+                    i, state, carry, key, shift = _step_key(m, s, i, base, eof, state, key, shift)
                     continue
 
                 # step: colon

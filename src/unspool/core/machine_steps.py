@@ -26,7 +26,6 @@ from unspool.core.decisions import (
     _COMMENT_MEMBER,
     _CONCAT_TAIL,
     _HOLD,
-    _NOT_TOKEN,
     _STRAY,
     _TYPO,
     _close_verdict,
@@ -367,21 +366,18 @@ def _number_end(s: str, j: int, eof: bool, text: str) -> int:
     c = s[j]
     if c == "/" and j + 1 >= len(s) and not eof:
         return _NUM_SLASH
-    if (
-        c not in NUMBER_END
-        or (c == "/" and s[j + 1 : j + 2] not in ("/", "*", ""))
-        or not _whole_number(text)
-    ):
+    if c not in NUMBER_END or (c == "/" and s[j + 1 : j + 2] not in ("/", "*", "")):
         return _NUM_TOKEN
-    return _NUM_DONE
+    whole = lx.number_full(text)  # (as _whole_number, inline: this runs on every number)
+    return _NUM_DONE if whole is not None and whole.end() == len(text) else _NUM_TOKEN
 
 
 def _step_value(
     m: StepState, s: str, i: int, base: int, eof: bool, state: int, key: Any, shift: int
 ) -> tuple[int, int, str, int]:
-    """A value expected at ``s[i]`` that is not a string, a container, a number or a
-    whole literal: a missing value, an ellipsis, a mistyped closer, the start of an
-    unquoted token, a cut-off literal, a comment, or the error.  Returns ``i``, the
+    """A value expected at ``s[i]`` that is not a string, a container, a number, a whole
+    literal or an unquoted token: a missing value, an ellipsis, a mistyped closer, a
+    cut-off literal, a comment, or the error.  Returns ``i``, the
     state, the text to hold and the count of released items."""
     c = s[i]
     n = len(s)
@@ -411,14 +407,12 @@ def _step_value(
         shift = _close(m.parser, stack, m.cpaths, m.evs, m.rlist, shift)
         return i + 1, _AFTER if stack else _END, "", shift
     pos = base + i
-    if m.k_token and c not in _NOT_TOKEN:
-        # "New York", "TRUE", "None": held back until the token ends
-        return i, _to_token(m, "", pos), "", shift
     entries = m.literals.get(c)
     if entries is None:
         if (c == "/" or c == "#") and m.k_comment:
             m.comment_ret = state
-            return i, _COMMENT, "", shift
+            i, state, carry = _step_comment(m, s, i, base, eof)  # (at once: one call less)
+            return i, state, carry, shift
         raise parse_error("Expecting value", pos)
     # (the driver read a whole literal; this one is cut off by the chunk, or wrong)
     rest = s[i : i + 9]
@@ -429,32 +423,41 @@ def _step_value(
 
 
 def _step_key(
-    m: StepState, s: str, i: int, base: int, eof: bool, state: int, shift: int
-) -> tuple[int, int, str, int]:
+    m: StepState, s: str, i: int, base: int, eof: bool, state: int, key: Any, shift: int
+) -> tuple[int, int, str, Any, int]:
     """A key expected at ``s[i]`` that is neither quoted nor the object's closer: an
-    unquoted key, a missing closer before the next object, a comment, an ellipsis, a
-    mistyped closer, or the error.  Returns as :func:`_step_value`."""
+    unquoted key (read at once), a missing closer before the next object, a comment, an
+    ellipsis, a mistyped closer, or the error.  Returns ``i``, the state, the text to
+    hold, the key and the count of released items."""
     c = s[i]
     stack = m.stack
     if m.k_unquoted and (c in lx.IDENT_START or c in "0123456789"):
         _repair(m.repairs, m.evs, "unquoted_key", base + i, say("unquoted_key"))
-        m.ubuf = ""
-        return i, _UKEY, "", shift
+        j = lx.ident_run(s, i).end()  # read at once (as _step_token does an unquoted key)
+        if j >= len(s):
+            m.ubuf = s[i:j]
+            return j, _UKEY, "", key, shift
+        if s[j] == '"' and m.k_mquote:
+            # '{a": 1}': the quote glued to the key closes it
+            _glued_quote(m.repairs, m.evs, base + j, "key")
+            return j + 1, _COLON, "", s[i:j], shift
+        return j, _COLON, "", s[i:j], shift
     if c == "{" and m.k_closer and state == _KEY and len(stack) > 1 and type(stack[-2]) is list:
         # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
         shift = _close(m.parser, stack, m.cpaths, m.evs, m.rlist, shift)
         what = say("mismatched_closer", "before")
         _repair(m.repairs, m.evs, "mismatched_closer", base + i, what)
-        return i, _ELEM, "", shift
+        return i, _ELEM, "", key, shift
     if (c == "/" or c == "#") and m.k_comment:
         m.comment_ret = state
-        return i, _COMMENT, "", shift
+        i, state, carry = _step_comment(m, s, i, base, eof)  # (at once: one call less)
+        return i, state, carry, key, shift
     if m.k_ellipsis and (c == "." or c == "\u2026"):
         if c == "\u2026" or s.startswith("...", i):
             _repair(m.repairs, m.evs, "ellipsis", base + i, say("ellipsis"))
-            return i + (1 if c == "\u2026" else 3), _AFTER, "", shift
+            return i + (1 if c == "\u2026" else 3), _AFTER, "", key, shift
         if len(s) - i < 3 and "...".startswith(s[i:]):
-            return len(s), state, "" if eof else s[i:], shift  # at the end: a truncation
+            return len(s), state, "" if eof else s[i:], key, shift  # at the end: a truncation
     if m.k_closer and c == "]":
         # '{"a": 1, ]': the object's closer mistyped
         if state == _KEY:
@@ -462,7 +465,7 @@ def _step_key(
         what = say("mismatched_closer", what="an object", c="]")
         _repair(m.repairs, m.evs, "mismatched_closer", base + i, what)
         shift = _close(m.parser, stack, m.cpaths, m.evs, m.rlist, shift)
-        return i + 1, _AFTER if stack else _END, "", shift
+        return i + 1, _AFTER if stack else _END, "", key, shift
     raise parse_error("Expecting property name enclosed in double quotes", base + i)
 
 
@@ -484,7 +487,8 @@ def _step_after_value(
     top = stack[-1]
     if (c == "/" or c == "#") and m.k_comment:
         m.comment_ret = _AFTER
-        return i, _COMMENT, "", shift
+        i, state, carry = _step_comment(m, s, i, base, eof)  # (at once: one call less)
+        return i, state, carry, shift
     if m.k_closer and c == "{" and type(top) is dict and len(stack) > 1 and type(stack[-2]) is list:
         # '[{"i": 1{"i": 2}]': the object's closer is missing before the next
         shift = _close(m.parser, stack, m.cpaths, m.evs, m.rlist, shift)
@@ -519,10 +523,14 @@ def _step_after_value(
 def _step_token(
     m: StepState, s: str, i: int, base: int, eof: bool, state: int, key: Any, shift: int
 ) -> tuple[int, int, str, Any]:
-    """Inside an unquoted key (``_UKEY``) or value token (``_UVAL``): read on; a value
-    token that ends is decided and put.  Returns ``i``, the state, the text to hold and
-    the key."""
+    """Inside an unquoted key (``_UKEY``) or value token (``_UVAL``), or in a value
+    state at the start of a value token ("New York", "TRUE", "None", "12abc"): read on;
+    a value token that ends is decided and put.  Returns ``i``, the state, the text to
+    hold and the key."""
     n = len(s)
+    if state <= _ELEM:  # a value state: the token starts here (as _to_token, inline)
+        m.ubuf, m.u_pos, m.u_word = "", base + i, True
+        state = _UVAL
     if state == _UKEY:
         j = lx.ident_run(s, i).end()
         m.ubuf += s[i:j]

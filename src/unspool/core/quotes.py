@@ -92,8 +92,21 @@ def decide_close(
         return REFUSE  # '"a" + "b"': as text, the operator and quotes would join the value
     if c in "`#/":
         return _comment_follows(text, k, eof)
-    if c == ",":
-        return _comma_follows(text, k, in_object, eof, glued)
+    if c == ",":  # (inline: the common case)
+        k2 = _ws(text, k + 1).end()
+        if k2 - k > INNER_QUOTE_WS:
+            return CLOSE
+        if k2 >= len(text):
+            return CLOSE if eof else UNDECIDED
+        c2 = text[k2]
+        if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
+            return CLOSE
+        if c2 in lx.IDENT_START:
+            verdict = word_follows(text, k2, in_object, True, eof, glued)
+            if verdict == INNER and not in_object:
+                return _unquoted_items(text, k2, eof)  # '["", a]': a missing quote's items
+            return verdict
+        return INNER
     if in_object:
         return _key_follows(text, k, eof)
     return _item_after(text, j, k, eof, plain)
@@ -108,25 +121,6 @@ def _comment_follows(text: str, k: int, eof: bool) -> int:
     if c == "/":
         return CLOSE if text[k + 1] in "/*" else INNER
     return CLOSE if text[k + 1] in (" `" if c == "#" else "`") else INNER
-
-
-def _comma_follows(text: str, k: int, in_object: bool, eof: bool, glued: bool) -> int:
-    """After the quote, a comma at ``text[k]``: it closes when what follows the comma can
-    start the next member or item."""
-    k2 = _ws(text, k + 1).end()
-    if k2 - k > INNER_QUOTE_WS:
-        return CLOSE
-    if k2 >= len(text):
-        return CLOSE if eof else UNDECIDED
-    c2 = text[k2]
-    if c2 in "\"'{[]}/-0123456789.\u2026" or c2 in lx.CURLY_DOUBLE or c2 in lx.CURLY_SINGLE:
-        return CLOSE
-    if c2 in lx.IDENT_START:
-        verdict = word_follows(text, k2, in_object, True, eof, glued)
-        if verdict == INNER and not in_object:
-            return _unquoted_items(text, k2, eof)  # '["", a]': a missing quote's items
-        return verdict
-    return INNER
 
 
 def _key_follows(text: str, k: int, eof: bool) -> int:
