@@ -23,97 +23,98 @@ How it stays linear (and fast) in pure Python:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Generator
 from contextlib import suppress
-from functools import cache
 from json import JSONDecoder
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from types import GeneratorType
 from typing import Any, NamedTuple, NoReturn, cast
 
 from unspool.core import lexicon as lx
+from unspool.core.decisions import (
+    _NOT_TOKEN,
+    _close_verdict,
+    _neg_infinity,
+    _Search,
+)
 from unspool.core.errors import (
     HOOK_FAILED,
     REENTRY,
     UNSET,
     LimitExceeded,
     MalformedJSON,
-    parse_error,
 )
-from unspool.core.escapes import bad_escape_at, low_surrogate_prefix_len, maybe_low_surrogate
+from unspool.core.live import (
+    _close,
+    _end_string,
+    _odd_quote,
+    _put,
+    _release,
+    _repair,
+    _set_slot,
+    _too_deep,
+    _too_long,
+    _trailing_comma,
+    _unicode_space,
+)
+from unspool.core.machine_steps import (
+    _AFTER,
+    _COLON,
+    _COMMENT,
+    _ELEM,
+    _ELEM_FIRST,
+    _END,
+    _FENCED,
+    _GO,
+    _KEY,
+    _KEY_FIRST,
+    _NUM_DONE,
+    _NUM_SLASH,
+    _NUM_TOKEN,
+    _NUMBER,
+    _PREAMBLE,
+    _QUOTED,
+    _STRING,
+    _UKEY,
+    _UVAL,
+    _VALUE,
+    _WAIT,
+    _giveback,
+    _number_end,
+    _step_after_root,
+    _step_after_value,
+    _step_colon,
+    _step_comment,
+    _step_end,
+    _step_key,
+    _step_number,
+    _step_preamble,
+    _step_setup,
+    _step_string,
+    _step_token,
+    _step_value,
+    _to_token,
+)
 from unspool.core.machines import new_stream
 from unspool.core.numbers import number_value
 from unspool.core.path_events import DEEP_STRING_DELTA as _DEEP_SD
 from unspool.core.path_events import DEEP_VALUE_END as _DEEP_VE
-from unspool.core.path_events import DEEP_VALUE_START as _DEEP_VS
 from unspool.core.path_events import (
     Path,
     PathEvent,
     Repair,
-    Skipped,
     StringDelta,
     ValueEnd,
-    ValueStart,
-    child_path,
 )
-from unspool.core.preamble import PreambleScanner
-from unspool.core.quotes import (
-    CLOSE,
-    INNER,
-    PLAIN,
-    REFUSE,
-    UNDECIDED,
-    decide_close,
-    missing_quote,
-)
+from unspool.core.quotes import CLOSE, UNDECIDED
 from unspool.core.repairs import say
 from unspool.core.snapshot import deep_copy, max_depth
 from unspool.core.state import Giveback, Handover
-from unspool.core.tokens import (
-    NUMBER_END,
-    is_atom,
-    literal_prefix,
-    root_rest_run,
-    root_word_run,
-    root_word_run_us,
-    token_rest_run,
-    token_value,
-    token_word_run,
-    token_word_run_us,
-)
 
 __all__ = ["REPAIRS_KEPT", "JsonStream", "parse_partial"]
 
-# Parser states (locals of the generator).
-_VALUE = 0  # a value is expected: at the root, or after ':'
-_ELEM_FIRST = 1  # after '[': a value or ']'
-_ELEM = 2  # after ',' in an array: a value
-_KEY_FIRST = 3  # after '{': a key or '}'
-_KEY = 4  # after ',' in an object: a key
-_COLON = 5  # after a key
-_AFTER = 6  # after a value inside a container: ',' or the closer
-_STRING = 8  # inside a string (a value or a key)
-_NUMBER = 9  # inside a number token that reached the end of a chunk
-_UKEY = 10  # inside an unquoted key (lenient)
-_COMMENT = 11  # inside a comment (lenient)
-_PREAMBLE = 12  # before the root value (skip_preamble)
-_END = 13  # the root value is complete
-_UVAL = 14  # inside an unquoted value token (lenient)
-_FENCED = 15  # a closing fence came before the closers: the rest is trailing text (lenient)
-
 _FAST_MIN = 256  # the C scanner is tried on a container when this much input is buffered
 _FAST_MAX_DEPTH = 64  # ... and only this close to the root (a failed try costs a scan)
-
-
-_Literal = tuple[str, Any, str, str]
-
-
-def _nan_literals() -> dict[str, list[_Literal]]:
-    return {
-        "N": [("NaN", float("nan"), "number", "nan")],
-        "I": [("Infinity", float("inf"), "number", "nan")],
-    }
 
 
 class _Options(NamedTuple):
@@ -472,9 +473,12 @@ class JsonStream:
         self._error = exc
         raise exc
 
-    def _c_scanner(self) -> Callable[[str, int], tuple[Any, int]] | None:
+    def _c_scanner(self) -> Callable[[str, int, int], tuple[Any, int]] | None:
         """The stdlib's C scanner configured like this parser, or None when it cannot
-        honour the options (events, lenient, token limits)."""
+        honour the options (events, lenient, token limits): ``scan(s, i, budget)`` reads
+        the whole container at ``s[i]`` nested at most ``budget`` deep, returning its
+        value and where it ends, or ``(None, -1)`` (not closed here, or invalid: the
+        machine reads it as always)."""
         opts = self._opts
         if self._events is not None or self._kinds or opts.max_token_chars is not None:
             return None
@@ -499,123 +503,74 @@ class JsonStream:
             parse_constant=None if opts.allow_inf_nan else reject_constant,
             strict=True,
         )
-        return decoder.scan_once  # type: ignore[attr-defined,no-any-return]
+        scan_once = decoder.scan_once  # type: ignore[attr-defined]
+
+        def scan(s: str, i: int, budget: int) -> tuple[Any, int]:
+            try:
+                val, j = scan_once(s, i)
+            except (StopIteration, ValueError, RecursionError, ArithmeticError):
+                # (ArithmeticError: a parse hook refused a number of a container that
+                # may not even close here, as Decimal does "1e1000000000000000000")
+                return None, -1
+            if (
+                s.count("{", i, j) + s.count("[", i, j) <= budget
+                or max_depth(val, budget) <= budget
+            ):
+                return val, j
+            return None, -1
+
+        return scan
 
     # ------------------------------------------------------------------ the machine
 
-    def _machine(
+    def _machine(  # noqa: C901 (the driver: its hot steps stay inline)
         self, resume: Handover | None = None
     ) -> Generator[Giveback | None, str | None, None]:
-        """The parser: one loop over the characters of the chunks sent in.
+        """The parser's driver: one loop over the characters of the chunks sent in.
 
-        Each turn handles one step in the current state, in this order: the chunk
-        boundary (and the short loop of a streaming string value), inside a string,
-        the states past ``_STRING`` (number, unquoted token or key, comment, preamble,
-        after the root), blanks, after a value, a value, a key, the colon.  Then the
-        end of input.  The hot paths (string runs, numbers, structural characters) stay
-        inline; what repeats (:func:`_put`, :func:`_close`, :func:`_end_string`) and the
-        lenient decisions are the module's helper functions below the class.
+        Each turn takes one step in the current state, in this order: the chunk
+        boundary, a string, the states past ``_STRING`` (number, token, comment,
+        preamble, after the root), blanks, after a value, a value, a key, the colon;
+        then the end of input.  The hot steps are inline, each opened by a
+        ``# step: <name>`` comment; the cold ones are the ``_step_<name>`` functions of
+        :mod:`unspool.core.machine_steps`, sharing a ``StepState`` with this loop.
 
         ``resume``: the C machine hands a lenient stream over here (see :func:`_resume`)
-        with its state and its text, a :class:`~unspool.core.state.Handover` read by
-        field name; the machine goes on from there.  When ``resume.give_back`` asks for
-        it (a stream offset, -1: never), the machine gives the stream back at the next
-        comma between members, or chunk boundary, past that offset in a state the C
-        machine reads (nothing held back): it yields that state and the rest of the
-        text (``s`` None at a boundary) as a :class:`~unspool.core.state.Giveback`, and
-        ends.
+        with its state and its text, a :class:`~unspool.core.state.Handover`; the machine
+        goes on from there.  When ``resume.give_back`` asks for it (a stream offset, -1:
+        never), the machine gives the stream back at the next comma between members, or
+        chunk boundary, past that offset in a state the C machine reads (nothing held
+        back): it yields that state and the rest of the text (``s`` None at a boundary)
+        as a :class:`~unspool.core.state.Giveback`, and ends.
         """
-        opts = self._opts
-        skip_preamble = opts.skip_preamble
-        allow_nan = opts.allow_inf_nan
-        max_depth_ = opts.max_depth
-        max_tok = opts.max_token_chars
-        max_int = opts.max_int_digits
-        kinds = self._kinds
-        lenient = bool(kinds)
-        evs = self._events
-        repairs = self._repairs
-        tail = self._tail
-        parse_float = opts.parse_float or float
-        parse_int = opts.parse_int or int
-        scan_once = self._c_scanner()
-        ignore_trailing = opts.trailing == "ignore"
-
-        k_trailing_comma = "trailing_comma" in kinds
-        k_single = "single_quotes" in kinds
-        k_unquoted = "unquoted_key" in kinds
-        k_comment = "comment" in kinds
-        k_ctrl = "control_char" in kinds
-        k_missing_comma = "missing_comma" in kinds
-        k_inner = "inner_quote" in kinds
-        k_nan = "nan" in kinds
-        k_escape = "invalid_escape" in kinds
-        k_token = bool(kinds & {"unquoted_value", "literal_case", "leading_zeros"})
-        k_curly = "curly_quotes" in kinds
-        k_ellipsis = "ellipsis" in kinds
-        k_missing_value = "missing_value" in kinds
-        k_closer = "mismatched_closer" in kinds
-        k_extra = "extra_closer" in kinds
-        k_mquote = "missing_quote" in kinds
-        k_space = "unicode_space" in kinds
-        k_fence = "truncated" in kinds and ignore_trailing
-        strip = " \t" + lx.UNICODE_SPACES if k_space else " \t"  # what ends a token's text
-        word_in = token_word_run_us if k_space else token_word_run
-        word_root = root_word_run_us if k_space else root_word_run
-
-        literals = _literal_table(allow_nan, k_nan, "python_literal" in kinds)
-        token_opts = (kinds, allow_nan, parse_float, parse_int, max_int)  # for _token
-        neg_inf_tag = None if not (allow_nan or k_nan) else ("" if allow_nan else "nan")
-
-        ws_run = lx.ws_run
+        # step: setup
+        m = _step_setup(self, resume)
+        max_depth_, max_tok, max_int = self._opts.max_depth, m.max_tok, m.max_int
+        evs, repairs, parse_float, parse_int = m.evs, m.repairs, m.parse_float, m.parse_int
+        k_inner, k_mquote, k_token, k_space = m.k_inner, m.k_mquote, m.k_token, m.k_space
+        literals, neg_inf_tag, escapes = m.literals, m.neg_inf_tag, m.escapes
+        value_quotes, key_quotes, quote_openers = m.value_quotes, m.key_quotes, m.quote_openers
+        scan, release = self._c_scanner(), self._release
+        ws_run, number_run, WS, NUM0 = lx.ws_run, lx.number_run, lx.WHITESPACE, lx.NUMBER_START
         new_event = tuple.__new__  # builds a path event without its Python-level __new__
-        number_run = lx.number_run
-        WS = lx.WHITESPACE
-        NUM0 = lx.NUMBER_START
-        escapes = lx.LENIENT_ESCAPES if k_single else lx.ESCAPES
         str_run = lx.dq_run
         special: _Search = lx.dq_special  # finds what ends a run of plain string text
-        value_quotes = _string_kinds(k_mquote)  # by opening character: see _string_kinds
-        quote_openers = (
-            '"' + ("'" if k_single else "") + (lx.CURLY_DOUBLE + lx.CURLY_SINGLE if k_curly else "")
-        )
-        key_quotes = _string_kinds(False)
 
-        stack: list[Any] = []  # open containers, innermost last
-        val: Any = None
-        cpaths: list[Path] = []  # their paths (events only)
+        stack = m.stack  # open containers, innermost last
+        cpaths = m.cpaths  # their paths (events only)
+        rlist = m.rlist  # release_items: the root array, once open
         key: Any = None  # the key whose value is expected in the innermost object
-        state = _PREAMBLE if skip_preamble else _VALUE
-        preamble = PreambleScanner(lenient=lenient) if skip_preamble else None
-
-        # the in-flight string
-        sbuf = ""
-        quote = '"'
-        is_key = False
+        state = _PREAMBLE if m.preamble is not None else _VALUE
+        # the in-flight string: its text, quote (and qalt: the other characters that may
+        # close a string opened by a curly quote), whether it is a key
+        sbuf, quote, qalt, is_key = "", '"', "", False
         s_cont: Any = None  # container holding the string (None: the root)
         s_key: Any = None  # its key (objects) or None (arrays)
         s_path: Path = ()
         d_start = 0  # length of sbuf already reported by StringDelta
         s_pos = 0  # stream offset of its opening quote
-        ctrl_seen = False
-        qalt = ""  # other characters that may close it (a string opened by a curly quote)
-        # the in-flight unquoted token (lenient)
-        ubuf = ""
-        u_pos = 0
-        u_word = True  # still in its first word
-        glue = False  # a root number or literal just ended: a letter right after it is an error
-        # the in-flight number
-        nbuf = ""
-        n_pos = 0
-        # lenient: where a comment returns to
-        comment_end = ""
-        comment_ret = _VALUE
-        comment_closer = False  # a line comment in a container skipped '}, "next"'
-        comment_tail = ""  # the last characters of that comment's text (the search's context)
-
-        release = self._release
-        rlist: Any = None  # release_items: the root array, once open
-        shift = 0  # release_items: how many of its items were released
+        nbuf, n_pos = "", 0  # the in-flight number, its stream offset
+        shift = 0  # release_items: how many of the root array's items were released
 
         carry = ""  # undecided text, prepended to the next chunk
         eof = False  # finish() came: the held text is read once more, then the machine ends
@@ -630,19 +585,9 @@ class JsonStream:
         else:
             # the state the C machine reached at s[i] (a Handover: see unspool.core.state)
             h = resume
-            stack, cpaths, key, state, glue = h.stack, h.cpaths, h.key, h.state, h.glue
-            rlist, shift, is_key, sbuf, s_path = h.rlist, h.shift, h.is_key, h.sbuf, h.s_path
-            d_start, s_pos, nbuf, n_pos, ubuf, u_pos = (
-                h.d_start,
-                h.s_pos,
-                h.nbuf,
-                h.n_pos,
-                h.ubuf,
-                h.u_pos,
-            )
+            key, state, shift, is_key, sbuf = h.key, h.state, h.shift, h.is_key, h.sbuf
+            s_path, d_start, s_pos, nbuf, n_pos = h.s_path, h.d_start, h.s_pos, h.nbuf, h.n_pos
             base, eof, s, i, give_back = h.base, h.eof, h.s, h.i, h.give_back
-            comment_end, comment_ret, comment_closer = h.c_end, h.c_ret, h.c_closer
-            comment_tail, ctrl_seen = h.c_tail, h.ctrl_seen
             back = give_back >= 0 and not eof  # at the end of input the machine ends the stream
             if state == _STRING:
                 quote, qalt, str_run, special = (key_quotes if is_key else value_quotes)[h.quote]
@@ -653,7 +598,7 @@ class JsonStream:
 
         try:
             while True:
-                # ---------------------------------------------------------- chunk boundary
+                # step: boundary
                 if i >= n:
                     if state == _STRING and not is_key:
                         # Streaming a string value: chunks of plain text take this short loop.
@@ -665,17 +610,11 @@ class JsonStream:
                             else:
                                 self._root = sbuf
                             if evs is not None and len(sbuf) > d_start:
-                                evs.append(
-                                    new_event(
-                                        StringDelta if type(s_path) is tuple else _DEEP_SD,
-                                        (s_path, sbuf[d_start:]),
-                                    )
-                                )
+                                sd = StringDelta if type(s_path) is tuple else _DEEP_SD
+                                evs.append(new_event(sd, (s_path, sbuf[d_start:])))
                                 d_start = len(sbuf)
-                            if rlist and len(rlist) > 1:
-                                # release_items: all but the open last item have ended
-                                shift += len(rlist) - 1
-                                del rlist[:-1]
+                            if rlist and len(rlist) > 1:  # release_items: all but the open last
+                                shift = _release(rlist, 1, shift)  # item have ended
                             base += n
                             s = None if eof else (yield None)
                             if s is None:
@@ -697,9 +636,9 @@ class JsonStream:
                                 s_cont[-1] = ""
                             else:
                                 self._root = ""
-                            m = special(s)
-                            if m is not None:
-                                i = m.start()
+                            match = special(s)
+                            if match is not None:
+                                i = match.start()
                                 if i:
                                     sbuf += s[:i]
                                 break
@@ -709,11 +648,8 @@ class JsonStream:
                         if s is None:
                             break
                         continue
-                    if rlist:
-                        k = len(rlist) - (len(stack) > 1)
-                        if k > 0:  # release_items: drop the items whose ValueEnd went out
-                            shift += k
-                            del rlist[:k]
+                    if rlist:  # release_items: drop the items whose ValueEnd went out
+                        shift = _release(rlist, len(stack) > 1, shift)
                     base += n
                     if (
                         back
@@ -722,17 +658,7 @@ class JsonStream:
                         and (state <= _AFTER or state == _END)
                     ):
                         # resumed for the C machine: it takes the stream back from here
-                        yield Giveback(
-                            stack=stack,
-                            cpaths=cpaths,
-                            key=key,
-                            state=state,
-                            glue=glue,
-                            rlist=rlist,
-                            shift=shift,
-                            s=None,
-                            i=0,
-                        )
+                        yield _giveback(m, key, state, shift, None, 0)
                         return
                     s = None if eof else (yield None)
                     if s is None:
@@ -749,7 +675,7 @@ class JsonStream:
                     i = 0
                     continue
 
-                # ---------------------------------------------------------- inside a string
+                # step: string
                 if state == _STRING:
                     while True:
                         j = str_run(s, i).end()
@@ -759,180 +685,63 @@ class JsonStream:
                         if i >= n:
                             break
                         c = s[i]
-                        if c == quote or c in qalt:
-                            if (k_inner or qalt) and not is_key:
-                                verdict = _close_verdict(s, i + 1, eof, stack, sbuf)
-                                if verdict == UNDECIDED:
-                                    carry = s[i:]
-                                    i = n
-                                    break
-                                if verdict == REFUSE or (
-                                    verdict == INNER and _CONCAT_TAIL.search(sbuf[-80:])
-                                ):
-                                    raise parse_error("Strings joined by '+'", base + i)
-                                if verdict == INNER:
-                                    k = ws_run(s, i + 1).end()
-                                    _repair(
-                                        repairs,
-                                        evs,
-                                        "inner_quote",
-                                        base + i,
-                                        say("inner_quote"),
-                                    )
-                                    sbuf += s[i:k]
-                                    i = k
-                                    continue
-                            i += 1
-                            if max_tok is not None and len(sbuf) > max_tok:
-                                raise _too_long("string", max_tok, s_pos)
-                            if is_key:
-                                key = sbuf
-                                state = _COLON
-                            else:
-                                _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
-                                state = _AFTER if stack else _END
-                            sbuf = ""
-                            s_cont = None
-                            break
-                        if c == "\\":
-                            if i + 1 >= n:
-                                carry = s[i:]
-                                i = n
-                                break
-                            e = s[i + 1]
-                            if e == "u":
-                                text, k = _u_escape(s, i, base, k_escape, escapes, repairs, evs)
-                                if not k:
-                                    carry = s[i:]
-                                    i = n
-                                    break
-                                sbuf += text
-                                i += k
-                                continue
-                            dec = escapes.get(e)
-                            if dec is None:
-                                if not k_escape:
-                                    raise parse_error("Invalid \\escape", base + i + 1)
-                                _repair(
-                                    repairs,
-                                    evs,
-                                    "invalid_escape",
-                                    base + i,
-                                    say("invalid_escape", e=e),
-                                )
-                                dec = "\\" + e
-                            if (
-                                e == "'" and quote == '"'
-                            ):  # in a single-quoted string it is expected
-                                _repair(
-                                    repairs,
-                                    evs,
-                                    "single_quotes",
-                                    base + i,
-                                    say("single_quotes", "escape"),
-                                )
-                            sbuf += dec
-                            i += 2
-                            continue
-                        if c < " ":
-                            if not k_ctrl:
-                                raise parse_error("Invalid control character in string", base + i)
-                            if not ctrl_seen:
-                                ctrl_seen = True
-                                _repair(
-                                    repairs,
-                                    evs,
-                                    "control_char",
-                                    base + i,
-                                    say("control_char"),
-                                )
-                            sbuf += c
-                            i += 1
-                            continue
-                        if k_mquote and not is_key and (c == "," or c == "]" or c == "}"):
-                            verdict = _string_cut(s, i, eof, stack)
+                        closes = c == quote and not qalt
+                        if closes and k_inner and not is_key:  # (the common verdicts, inline)
+                            verdict = _close_verdict(s, i + 1, eof, stack, sbuf)
                             if verdict == UNDECIDED:
-                                carry = s[i:]
-                                i = n
+                                carry, i = s[i:], n
                                 break
-                            if verdict == CLOSE:
-                                _repair(
-                                    repairs,
-                                    evs,
-                                    "missing_quote",
-                                    base + i,
-                                    say("missing_quote"),
-                                )
-                                _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
-                                state = _AFTER if stack else _END
-                                sbuf = ""
-                                s_cont = None
+                            closes = verdict == CLOSE
+                        if closes:
+                            i += 1
+                            how = _QUOTED
+                        else:
+                            if c == "\\" and i + 1 < n:
+                                dec = escapes.get(s[i + 1])
+                                if dec is not None and (dec != "'" or quote == "'"):
+                                    sbuf += dec
+                                    i += 2
+                                    continue
+                            text, i, how = _step_string(
+                                m, s, i, base, eof, sbuf, quote, qalt, is_key
+                            )
+                            if how == _GO:
+                                sbuf += text
+                                continue
+                            if how == _WAIT:
+                                carry, i = s[i:], n
                                 break
-                        # a comma, or a quote of the other kind inside a single/double-quoted string
-                        sbuf += c
-                        i += 1
+                        # the string ends: at its quote, or (missing_quote) at a , ] or }
+                        if how == _QUOTED and max_tok is not None and len(sbuf) > max_tok:
+                            raise _too_long("string", max_tok, s_pos)
+                        if is_key:
+                            key = sbuf
+                            state = _COLON
+                        else:
+                            _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
+                            state = _AFTER if stack else _END
+                        sbuf = ""
+                        s_cont = None
+                        break
                     if max_tok is not None and len(sbuf) > max_tok:
                         raise _too_long("string", max_tok, s_pos)
                     continue
 
                 c = s[i]
                 if state > _STRING:
-                    if state == _FENCED:
-                        _trailing(tail, evs, s[i:], base + i)
-                        i = n
-                        continue
-                    if state == _END:
-                        if glue:
-                            glue = False
-                            if c.isalnum() or c in "_$.+-":
-                                # "12abc", "false$": never a silent prefix of one token
-                                raise parse_error("Invalid value: text glued to it", base + i)
-                        if k_extra and c in "]}" and not tail:
-                            # (once trailing text began, a closer is part of it, as when
-                            # the trailing text arrives in one chunk)
-                            _repair(
-                                repairs, evs, "extra_closer", base + i, say("extra_closer", c=c)
-                            )
-                            i += 1
-                            continue
-                        if ignore_trailing:
-                            _trailing(tail, evs, s[i:], base + i)
-                            i = n
-                            continue
-                        if c in WS:
-                            i = ws_run(s, i).end()
-                            continue
-                        if k_space and c in lx.UNICODE_SPACES:
-                            _unicode_space(repairs, evs, base + i)
-                            i += 1
-                            continue
-                        if (c == "/" or c == "#") and k_comment:
-                            comment_ret = state
-                            state = _COMMENT
-                            continue
-                        raise parse_error("Extra data after the JSON value", base + i)
+                    # step: number
                     if state == _NUMBER:
                         if nbuf == "-" and c == "I" and neg_inf_tag is not None:
                             # "-" ended the last chunk and "Infinity" follows: re-read as a literal
-                            s = "-" + s[i:]
-                            base += i - 1
+                            s, base, i, state, nbuf = "-" + s[i:], base + i - 1, 0, _VALUE, ""
                             n = len(s)
-                            i = 0
-                            state = _VALUE
-                            nbuf = ""
                             continue
                         j = number_run(s, i).end()
                         if len(nbuf) < 100 or lx.digits_run(s, i).end() < j:
                             ok = lx.number_prefix(nbuf + s[i:j], 0).end()
                             if ok != len(nbuf) + j - i:
-                                if not k_token:
-                                    raise parse_error("Invalid number", n_pos + ok)
-                                # "01", "1.1.1", "2024-01-15": a token, decided when it ends
-                                ubuf = nbuf
-                                u_pos = n_pos
-                                u_word = True
+                                state = _step_number(m, nbuf, n_pos, ok)
                                 nbuf = ""
-                                state = _UVAL
                                 continue
                         nbuf += s[i:j]
                         i = j
@@ -940,205 +749,62 @@ class JsonStream:
                             raise _too_long("number", max_tok, n_pos)
                         if i >= n:
                             continue
-                        if k_token and s[i] == "/" and i + 1 >= n and not eof:
-                            carry = "/"  # "1/3" or a comment after 1: the next character says
-                            i = n
-                            continue
-                        if k_token and (
-                            s[i] not in NUMBER_END
-                            or (s[i] == "/" and s[i + 1 : i + 2] not in ("/", "*", ""))
-                            or not _whole_number(nbuf)
-                        ):
-                            # "12abc": the number was the start of a token; "01", "1." or
-                            # "-" at a chunk's end: decided as a token, as when the same
-                            # text arrives in one chunk
-                            ubuf = nbuf
-                            u_pos = n_pos
-                            u_word = True
-                            nbuf = ""
-                            state = _UVAL
-                            continue
+                        if k_token:
+                            how = _number_end(s, i, eof, nbuf)
+                            if how == _NUM_SLASH:
+                                # "1/3" or a comment after 1: the next character says
+                                carry, i = "/", n
+                                continue
+                            if how == _NUM_TOKEN:
+                                # "12abc", or "01", "1." or "-" at a chunk's end: decided as
+                                # a token, as when the same text arrives in one chunk
+                                state = _to_token(m, nbuf, n_pos)
+                                nbuf = ""
+                                continue
                         val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
                         nbuf = ""
                         _put(self, stack, cpaths, key, shift, rlist, evs, val, "number", True)
                         if stack:
                             state = _AFTER
                         else:
-                            state = _END
-                            glue = True
-                        continue
-
-                    if state == _UVAL:
-                        if c == "/":
-                            # a comment ends the token; any other '/' is text ("1/3", "a/b")
-                            if i + 1 >= n and not eof:
-                                carry = "/"
-                                i = n
-                                continue
-                            if (
-                                s[i + 1 : i + 2] not in ("/", "*", "")
-                                or not k_comment
-                                or ubuf[-1:] == ":"  # "https://...": a URL, not a comment
-                            ) and not (eof and i + 1 >= n):
-                                ubuf += "/"
-                                i += 1
-                                continue
-                            j = -2
-                        elif u_word:
-                            j = (word_in if stack else word_root)(s, i).end()
-                            if j > i:
-                                ubuf += s[i:j]
-                                i = j
-                            if max_tok is not None and len(ubuf) > max_tok:
-                                raise _too_long("value", max_tok, u_pos)
-                            if not stack:
-                                _refuse_prose(ubuf, not (i >= n or s[i] == "/"), u_pos)
-                            if i >= n or s[i] == "/":
-                                continue
-                            u_word = False
-                            # "true false", "1 2": a blank ends a literal or number
-                            j = i if s[i] in strip and is_atom(ubuf) else -1
-                        else:
-                            j = -1
-                        if j == -1:
-                            j = (token_rest_run if stack else root_rest_run)(s, i).end()
-                            if j > i:
-                                ubuf += s[i:j]
-                                i = j
-                            if max_tok is not None and len(ubuf) > max_tok:
-                                raise _too_long("value", max_tok, u_pos)
-                            if i >= n or s[i] == "/":
-                                continue
-                        tok = ubuf.rstrip(strip)
-                        glued = len(tok) == len(ubuf) and s[i] == '"'
-                        spaced = ubuf if k_space else ""
-                        ubuf = ""
-                        val, kind = _token(tok, spaced, not stack, token_opts, u_pos, repairs, evs)
-                        if glued and kind == "string" and k_mquote:
-                            # '[a", "b"]': the quote glued to the word closes it (its opening
-                            # quote was missing), never opens the next item
-                            _glued_quote(repairs, evs, base + i, "string")
-                            i += 1
-                        _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
-                        state = _AFTER if stack else _END
-                        continue
-
-                    if state == _UKEY:
-                        j = lx.ident_run(s, i).end()
-                        sbuf += s[i:j]
-                        i = j
-                        if i >= n:
-                            continue
-                        key = sbuf
-                        sbuf = ""
-                        state = _COLON
-                        if s[i] == '"' and k_mquote:
-                            # '{a": 1}': the quote glued to the key closes it
-                            _glued_quote(repairs, evs, base + i, "key")
-                            i += 1
-                        continue
-
-                    if state == _COMMENT:
-                        if not comment_end:
-                            # at the '/' (or '#') that opens the comment
-                            if i + 1 >= n and not (eof and s[i] == "#"):
-                                carry = s[i:]
-                                i = n
-                                state = comment_ret
-                                continue
-                            comment_end = _comment_open(s, i, base, repairs, evs)
-                            i += 1 if s[i] == "#" else 2
-                        found = s.find(comment_end, i)
-                        if found < 0:
-                            if comment_end == "*/" and n - 1 >= i and s.endswith("*"):
-                                carry = "*"
-                            elif comment_end == "\n" and stack and not comment_closer:
-                                seen = comment_tail + s[i:]
-                                comment_closer = _COMMENT_MEMBER.search(seen) is not None
-                                comment_tail = seen[-40:]
-                            i = n
-                            continue
-                        i = found + len(comment_end)
-                        comment_end = ""
-                        comment_closer = False
-                        comment_tail = ""
-                        state = comment_ret
-                        continue
-
-                    if state == _PREAMBLE:
-                        assert preamble is not None
-                        i, start, skipped = preamble.scan(s, i, base)
-                        if evs is not None:
-                            for kind_, pos_, text_ in skipped:
-                                evs.append(new_event(Skipped, (kind_, pos_, text_)))
-                        if start:
-                            state = _VALUE
-                        elif i < n:
-                            # undecided: hold the rest for the next chunk
-                            carry = s[i:]
-                            i = n
-                        continue
-
-                    raise AssertionError(f"unreachable parser state {state}")  # pragma: no cover
+                            state, m.glue = _END, True  # (a letter right after it is an error)
+                    elif state in (_END, _FENCED):
+                        i, state = _step_after_root(m, s, i, base, state)
+                    elif state in (_UVAL, _UKEY):
+                        i, state, carry, key = _step_token(m, s, i, base, eof, state, key, shift)
+                    elif state == _COMMENT:
+                        i, state, carry = _step_comment(m, s, i, base, eof)
+                    else:
+                        i, state, carry = _step_preamble(m, s, i, base)
+                    continue
 
                 if c in WS:
                     i = ws_run(s, i).end()
                     continue
-                if c == "`" and k_fence and stack:
-                    # '{"a": "b"```': the reply's closing fence before the closers; the
-                    # document was cut there, what follows is trailing text
-                    if n - i < 3 and not eof:
-                        carry = s[i:]
-                        i = n
-                        continue
+                if c == "`" and m.k_fence and stack:
+                    # '{"a": "b"```': a closing fence before the closers: the rest is trailing text
                     if s.startswith("```", i):
                         state = _FENCED
+                        continue
+                    if n - i < 3 and not eof:
+                        carry, i = s[i:], n
                         continue
                 if k_space and c in lx.UNICODE_SPACES:
                     _unicode_space(repairs, evs, base + i)
                     i += 1
                     continue
 
-                # ---------------------------------------------------------- after a value
+                # step: after_value
                 if state == _AFTER:
                     top = stack[-1]
                     if c == ",":
-                        if type(top) is list:
-                            i += 1
-                            if i < n and s[i] in WS:  # whitespace after the delimiter, at once
-                                i = ws_run(s, i + 1).end()
-                            state = _ELEM
-                            if back and base + i >= give_back and s[i : i + 1] in _C_ITEM:
-                                # resumed for the C machine: it reads the next item
-                                yield Giveback(
-                                    stack=stack,
-                                    cpaths=cpaths,
-                                    key=key,
-                                    state=state,
-                                    glue=glue,
-                                    rlist=rlist,
-                                    shift=shift,
-                                    s=s,
-                                    i=i,
-                                )
-                                return
-                            continue
                         i += 1
-                        if i < n and s[i] in WS:
+                        if i < n and s[i] in WS:  # whitespace after the delimiter, at once
                             i = ws_run(s, i + 1).end()
-                        state = _KEY
-                        if back and base + i >= give_back and s[i : i + 1] == '"':
-                            yield Giveback(
-                                stack=stack,
-                                cpaths=cpaths,
-                                key=key,
-                                state=state,
-                                glue=glue,
-                                rlist=rlist,
-                                shift=shift,
-                                s=s,
-                                i=i,
-                            )
+                        state = _ELEM if type(top) is list else _KEY
+                        if back and base + i >= give_back and s[i : i + 1] in _C_NEXT[state]:
+                            # resumed for the C machine: it reads the next item or '"' key
+                            yield _giveback(m, key, state, shift, s, i)
                             return
                         continue
                     if (c == "]" and type(top) is list) or (c == "}" and type(top) is dict):
@@ -1149,145 +815,37 @@ class JsonStream:
                             top.clear()  # release_items: every item went out with its ValueEnd
                         if evs is not None:
                             p = cpaths.pop()
-                            evs.append(
-                                new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top))
-                            )
+                            ve = ValueEnd if type(p) is tuple else _DEEP_VE
+                            evs.append(new_event(ve, (p, top)))
                         i += 1
                         if not stack:
                             state = _END
                             self._complete = True
                         continue
-                    if (c == "/" or c == "#") and k_comment:
-                        comment_ret = state
-                        state = _COMMENT
-                        continue
-                    if (
-                        k_closer
-                        and c == "{"
-                        and type(top) is dict
-                        and len(stack) > 1
-                        and type(stack[-2]) is list
-                    ):
-                        # '[{"i": 1{"i": 2}]': the object's closer is missing before the next
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
-                        _repair(
-                            repairs,
-                            evs,
-                            "mismatched_closer",
-                            base + i,
-                            say("mismatched_closer", "before"),
-                        )
-                        continue
-                    if k_closer and c in "]}":
-                        # "[{"a": 1]" or "{"a": [1}": the closer of the wrong kind
-                        verdict = _wrong_closer(s, i, eof, stack, c, k_extra)
-                        if verdict == _HOLD:
-                            carry = s[i:]
-                            i = n
-                            continue
-                        if verdict == _STRAY:
-                            _repair(
-                                repairs, evs, "extra_closer", base + i, say("extra_closer", c=c)
-                            )
-                            i += 1
-                            continue
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
-                        _repair(
-                            repairs,
-                            evs,
-                            "mismatched_closer",
-                            base + i,
-                            say(
-                                "mismatched_closer",
-                                what="an object" if type(top) is dict else "an array",
-                                c=c,
-                            ),
-                        )
-                        if verdict == _TYPO:
-                            i += 1  # a typo for the right closer: the document goes on after it
-                        # else the closer of an outer container: the inner one's was missing
-                        if not stack:
-                            state = _END
-                        continue
-                    if k_missing_comma and c not in "]}:,":
-                        _repair(repairs, evs, "missing_comma", base + i, say("missing_comma"))
-                        state = _ELEM if type(top) is list else _KEY
-                        continue
-                    raise parse_error(
-                        "Expecting ',' delimiter" if c not in "]}" else "Mismatched closer",
-                        base + i,
-                    )
+                    i, state, carry, shift = _step_after_value(m, s, i, base, eof, shift)
+                    continue
 
-                # ---------------------------------------------------------- a value
+                # step: value
                 if state <= _ELEM:
-                    if state == _VALUE:
-                        if k_missing_value and stack and c in ",}":
-                            # '"k": ,' or '"k": }': the value never came
-                            _repair(repairs, evs, "missing_value", base + i, say("missing_value"))
-                            _put(self, stack, cpaths, key, shift, rlist, evs, None, "null", True)
-                            state = _AFTER
+                    if c == '"' and s.find('"', i + 1) >= 0:
+                        # fast path: the whole string is in this chunk
+                        try:
+                            text, j = scanstring(s, i + 1, True)
+                        except ValueError:
+                            j = 0  # not closed cleanly in this chunk: read it incrementally
+                        if j and (
+                            not (k_inner or k_mquote)
+                            or _close_verdict(s, j, eof, stack, text) == CLOSE
+                        ):
+                            if max_tok is not None and len(text) > max_tok:
+                                raise _too_long("string", max_tok, base + i)
+                            _put(self, stack, cpaths, key, shift, rlist, evs, text, "string", True)
+                            state = _AFTER if stack else _END
+                            i = j
                             continue
-                    elif c == "." or c == "\u2026":
-                        if k_ellipsis:
-                            if c == "." and not s.startswith("...", i):
-                                if n - i < 3 and "...".startswith(s[i:]):
-                                    # a cut-off "..": held for more, or at the end
-                                    # dropped like any truncation
-                                    carry = "" if eof else s[i:]
-                                    i = n
-                                    continue
-                            else:
-                                # "[1, 2, ...]": a placeholder, not a value
-                                _repair(repairs, evs, "ellipsis", base + i, say("ellipsis"))
-                                i += 3 if c == "." else 1
-                                state = _AFTER
-                                continue
-                    elif c == "}" and k_closer:
-                        # "[1, 2}": the array's closer mistyped
-                        if state == _ELEM:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
-                        _repair(
-                            repairs,
-                            evs,
-                            "mismatched_closer",
-                            base + i,
-                            say("mismatched_closer", what="an array", c="}"),
-                        )
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
-                        i += 1
-                        state = _AFTER if stack else _END
-                        continue
                     if c in quote_openers:
                         if c != '"':
                             _odd_quote(repairs, evs, c, base + i, "string")
-                        # fast path: the whole string is in this chunk
-                        elif s.find('"', i + 1) >= 0:
-                            try:
-                                text, j = scanstring(s, i + 1, True)
-                            except ValueError:
-                                pass  # not closed cleanly in this chunk: read it incrementally
-                            else:
-                                if (
-                                    not (k_inner or k_mquote)
-                                    or _close_verdict(s, j, eof, stack, text) == CLOSE
-                                ):
-                                    if max_tok is not None and len(text) > max_tok:
-                                        raise _too_long("string", max_tok, base + i)
-                                    _put(
-                                        self,
-                                        stack,
-                                        cpaths,
-                                        key,
-                                        shift,
-                                        rlist,
-                                        evs,
-                                        text,
-                                        "string",
-                                        True,
-                                    )
-                                    state = _AFTER if stack else _END
-                                    i = j
-                                    continue
                         # slow path: the string streams
                         if stack:
                             s_cont = stack[-1]
@@ -1297,58 +855,31 @@ class JsonStream:
                         s_path = _put(
                             self, stack, cpaths, key, shift, rlist, evs, "", "string", False
                         )
-                        state = _STRING
-                        is_key = False
                         quote, qalt, str_run, special = value_quotes[c]
-                        sbuf = ""
-                        s_pos = base + i
-                        d_start = 0
-                        ctrl_seen = False
+                        state, is_key, sbuf, s_pos, d_start = _STRING, False, "", base + i, 0
+                        m.ctrl_seen = False
                         i += 1
                         continue
 
                     if c == "{" or c == "[":
                         depth = len(stack)
-                        if scan_once is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
-                            try:
-                                val, j = scan_once(s, i)
-                            except (StopIteration, ValueError, RecursionError, ArithmeticError):
-                                # (ArithmeticError: a parse hook refused a number of a
-                                # container that may not even close here, as Decimal does
-                                # "1e1000000000000000000": the machine reads it as always)
-                                j = -1
+                        if scan is not None and n - i >= _FAST_MIN and depth < _FAST_MAX_DEPTH:
+                            val, j = scan(s, i, max_depth_ - depth)  # a whole container
                             if j > 0:
-                                budget = max_depth_ - depth
-                                if (
-                                    s.count("{", i, j) + s.count("[", i, j) <= budget
-                                    or max_depth(val, budget) <= budget
-                                ):
-                                    i = j
-                                    # (no events: the scanner runs only without them)
-                                    _put(self, stack, cpaths, key, 0, None, None, val, "", True)
-                                    state = _AFTER if stack else _END
-                                    continue
+                                i = j
+                                # (no events: the scanner runs only without them)
+                                _put(self, stack, cpaths, key, 0, None, None, val, "", True)
+                                state = _AFTER if stack else _END
+                                continue
                         if depth >= max_depth_:
-                            raise parse_error(
-                                f"nesting deeper than max_depth={max_depth_}", base + i, True
-                            )
+                            raise _too_deep(max_depth_, base + i)
                         new: Any = {} if c == "{" else []
-                        p = _put(
-                            self,
-                            stack,
-                            cpaths,
-                            key,
-                            shift,
-                            rlist,
-                            evs,
-                            new,
-                            "object" if c == "{" else "array",
-                            False,
-                        )
+                        kind = "object" if c == "{" else "array"
+                        p = _put(self, stack, cpaths, key, shift, rlist, evs, new, kind, False)
                         if evs is not None:
                             cpaths.append(p)
                         if release and not stack and c == "[":
-                            rlist = new
+                            rlist = m.rlist = new
                         stack.append(new)
                         state = _KEY_FIRST if c == "{" else _ELEM_FIRST
                         i += 1
@@ -1356,14 +887,13 @@ class JsonStream:
 
                     if c == "]" and state != _VALUE:
                         if state == _ELEM:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
+                            _trailing_comma(m.k_trailing_comma, repairs, evs, base + i, "]")
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
                         state = _AFTER if stack else _END
                         continue
 
-                    # scalars: numbers and literals are visible only once complete
-                    val = UNSET
+                    # step: number (a scalar: numbers and literals are visible only once complete)
                     kind = "number"
                     pos = base + i
                     if c in NUM0:
@@ -1371,69 +901,47 @@ class JsonStream:
                         if j >= n:
                             nbuf = s[i:]
                             n_pos = pos
+                            i = n
                             ok = lx.number_prefix(nbuf, 0).end()
                             if ok != len(nbuf):
-                                if not k_token:
-                                    raise parse_error("Invalid number", pos + ok)
-                                ubuf = nbuf
-                                u_pos = pos
-                                u_word = True
+                                state = _step_number(m, nbuf, pos, ok)
                                 nbuf = ""
-                                state = _UVAL
-                                i = n
                                 continue
                             if max_tok is not None and len(nbuf) > max_tok:
                                 raise _too_long("number", max_tok, pos)
                             state = _NUMBER
-                            i = n
                             continue
                         tok = s[i:j]
                         if max_tok is not None and j - i > max_tok:
                             raise _too_long("number", max_tok, pos)
                         if tok == "-" and neg_inf_tag is not None and s[j] == "I":
                             if not _neg_infinity(s, i, pos, neg_inf_tag, repairs, evs):
-                                carry = s[i:]
-                                i = n
+                                carry, i = s[i:], n
                                 continue
                             val = float("-inf")
                             i += 9
-                        elif k_token and s[j] == "/" and j + 1 >= n and not eof:
-                            nbuf = tok  # "1/3" or a comment after 1: the next character says
-                            n_pos = pos
-                            state = _NUMBER
-                            carry = "/"
-                            i = n
-                            continue
-                        elif k_token and (
-                            s[j] not in NUMBER_END
-                            or not _whole_number(tok)
-                            or (s[j] == "/" and s[j + 1 : j + 2] not in ("/", "*", ""))
-                        ):
-                            # "12abc", "1/3", "2024-01-15", "01": a token, decided when it ends
-                            ubuf = ""
-                            u_pos = pos
-                            u_word = True
-                            state = _UVAL
-                            continue
                         else:
+                            how = _number_end(s, j, eof, tok) if k_token else _NUM_DONE
+                            if how == _NUM_SLASH:
+                                nbuf = tok  # "1/3" or a comment after 1: the next character says
+                                n_pos = pos
+                                state = _NUMBER
+                                carry, i = "/", n
+                                continue
+                            if how == _NUM_TOKEN:
+                                # "12abc", "1/3", "2024-01-15", "01": a token, decided when it ends
+                                i, state, carry, key = _step_token(
+                                    m, s, i, base, eof, state, key, shift
+                                )
+                                continue
                             val = number_value(parse_float, parse_int, max_int, tok, pos)
                             i = j
-                    elif k_token and c not in _NOT_TOKEN:
-                        # "New York", "TRUE", "None": held back until the token ends
-                        ubuf = ""
-                        u_pos = pos
-                        u_word = True
-                        state = _UVAL
+                    elif k_token and c not in _NOT_TOKEN:  # "New York", "TRUE", "None" (lenient)
+                        i, state, carry, key = _step_token(m, s, i, base, eof, state, key, shift)
                         continue
                     else:
-                        entries = literals.get(c)
-                        if entries is None:
-                            if (c == "/" or c == "#") and k_comment:
-                                comment_ret = state
-                                state = _COMMENT
-                                continue
-                            raise parse_error("Expecting value", pos)
-                        for word, wval, wkind, tag in entries:
+                        # step: value (a whole literal; the rest is _step_value's)
+                        for word, wval, wkind, tag in literals.get(c, ()):
                             if s.startswith(word, i):
                                 if tag:
                                     _repair(repairs, evs, tag, pos, say(tag, tok=word))
@@ -1442,22 +950,18 @@ class JsonStream:
                                 i += len(word)
                                 break
                         else:
-                            rest = s[i : i + 9]
-                            if any(len(rest) < len(w) and w.startswith(rest) for w, *_ in entries):
-                                carry = s[i:]
-                                i = n
-                                continue
-                            longest = max((_common_prefix(rest, w) for w, *_ in entries), default=0)
-                            raise parse_error("Expecting value", pos + longest)
+                            i, state, carry, shift = _step_value(
+                                m, s, i, base, eof, state, key, shift
+                            )
+                            continue
                     _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
                     if stack:
                         state = _AFTER
                     else:
-                        state = _END
-                        glue = True
+                        state, m.glue = _END, True
                     continue
 
-                # ---------------------------------------------------------- a key
+                # step: key
                 if state in (_KEY_FIRST, _KEY):
                     if c in quote_openers:
                         if c != '"':
@@ -1478,75 +982,22 @@ class JsonStream:
                                         i = ws_run(s, i + 1).end()
                                     state = _VALUE
                                 continue
-                        state = _STRING
-                        is_key = True
                         quote, qalt, str_run, special = key_quotes[c]
-                        sbuf = ""
-                        s_pos = base + i
-                        ctrl_seen = False
+                        state, is_key, sbuf, s_pos = _STRING, True, "", base + i
+                        m.ctrl_seen = False
                         i += 1
                         continue
                     if c == "}":
                         if state == _KEY:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "}")
+                            _trailing_comma(m.k_trailing_comma, repairs, evs, base + i, "}")
                         shift = _close(self, stack, cpaths, evs, rlist, shift)
                         i += 1
                         state = _AFTER if stack else _END
                         continue
-                    if k_unquoted and (c in lx.IDENT_START or c in "0123456789"):
-                        _repair(repairs, evs, "unquoted_key", base + i, say("unquoted_key"))
-                        sbuf = ""
-                        state = _UKEY
-                        continue
-                    if (
-                        c == "{"
-                        and k_closer
-                        and state == _KEY
-                        and len(stack) > 1
-                        and type(stack[-2]) is list
-                    ):
-                        # '[{"i": 1, {"i": 2}]': the object's closer is missing before the next
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
-                        _repair(
-                            repairs,
-                            evs,
-                            "mismatched_closer",
-                            base + i,
-                            say("mismatched_closer", "before"),
-                        )
-                        state = _ELEM
-                        continue
-                    if (c == "/" or c == "#") and k_comment:
-                        comment_ret = state
-                        state = _COMMENT
-                        continue
-                    if k_ellipsis and (c == "." or c == "\u2026"):
-                        if c == "\u2026" or s.startswith("...", i):
-                            _repair(repairs, evs, "ellipsis", base + i, say("ellipsis"))
-                            i += 1 if c == "\u2026" else 3
-                            state = _AFTER
-                            continue
-                        if n - i < 3 and "...".startswith(s[i:]):
-                            carry = "" if eof else s[i:]  # at the end: dropped, a truncation
-                            i = n
-                            continue
-                    if k_closer and c == "]":
-                        # '{"a": 1, ]': the object's closer mistyped
-                        if state == _KEY:
-                            _trailing_comma(k_trailing_comma, repairs, evs, base + i, "]")
-                        _repair(
-                            repairs,
-                            evs,
-                            "mismatched_closer",
-                            base + i,
-                            say("mismatched_closer", what="an object", c="]"),
-                        )
-                        shift = _close(self, stack, cpaths, evs, rlist, shift)
-                        i += 1
-                        state = _AFTER if stack else _END
-                        continue
-                    raise parse_error("Expecting property name enclosed in double quotes", base + i)
+                    i, state, carry, key, shift = _step_key(m, s, i, base, eof, state, key, shift)
+                    continue
 
+                # step: colon
                 if state == _COLON:
                     if c == ":":
                         i += 1
@@ -1554,11 +1005,8 @@ class JsonStream:
                             i = ws_run(s, i + 1).end()
                         state = _VALUE
                         continue
-                    if (c == "/" or c == "#") and k_comment:
-                        comment_ret = state
-                        state = _COMMENT
-                        continue
-                    raise parse_error("Expecting ':' delimiter", base + i)
+                    state = _step_colon(m, s, i, base)
+                    continue
 
                 raise AssertionError(f"unreachable parser state {state}")  # pragma: no cover
         except MalformedJSON:
@@ -1566,47 +1014,13 @@ class JsonStream:
                 _set_slot(self, s_cont, s_key, sbuf)  # the partial shows the string so far
             raise
 
-        # -------------------------------------------------------------- end of input
-        if state == _COMMENT and comment_closer:
-            # '{"a": {"b": 1 // note }, "c": 2}' on one line: the comment ran to the end
-            # over a closer and the next member, which would silently be dropped
-            raise parse_error("A line comment ran to the end over the rest of the document", base)
-        if state == _PREAMBLE and carry:
-            # the reply is only a literal ("true"), held because more word could follow
-            for word, wval, wkind, tag in literals.get(carry[:1], ()):
-                if carry == word:
-                    if tag:
-                        _repair(repairs, evs, tag, base, say(tag, tok=word))
-                    _put(self, stack, cpaths, key, shift, rlist, evs, wval, wkind, True)
+        # step: end
         if state == _STRING and not is_key:
             if carry[:1] == quote:  # a lenient close that waited for lookahead
                 _end_string(self, s_cont, s_key, sbuf, evs, s_path, d_start)
             else:
                 _set_slot(self, s_cont, s_key, sbuf)
-        elif state == _UVAL:
-            tok = ubuf.rstrip(strip)
-            if tok and not literal_prefix(tok):  # a cut-off "tr" is dropped
-                val, kind = _token(
-                    tok, ubuf if k_space else "", not stack, token_opts, u_pos, repairs, evs
-                )
-                _put(self, stack, cpaths, key, shift, rlist, evs, val, kind, True)
-        elif state == _NUMBER:
-            m = lx.number_full(nbuf)
-            if m is not None and m.end() == len(nbuf):
-                val = number_value(parse_float, parse_int, max_int, nbuf, n_pos)
-                _put(self, stack, cpaths, key, shift, rlist, evs, val, "number", True)
-        if rlist:
-            k = len(rlist) - (len(stack) > 1 or (state == _STRING and not is_key))
-            if k > 0:
-                del rlist[:k]
-        if lenient and not self._complete and "truncated" in kinds and self._root is not UNSET:
-            _repair(
-                repairs,
-                evs,
-                "truncated",
-                base,
-                say("truncated", n=len(stack)),
-            )
+        _step_end(m, state, is_key, carry, base, key, shift, nbuf, n_pos)
 
 
 def _kinds_of(lenient: bool | Collection[str]) -> frozenset[str]:
@@ -1671,16 +1085,6 @@ def _running(gen: Generator[Any, str | None, None]) -> bool:
     return cast(GeneratorType, gen).gi_running  # type: ignore[type-arg]
 
 
-def _set_slot(parser: JsonStream, cont: Any, key: Any, text: str) -> None:
-    """Write the in-flight string into its slot (the root, an array's last item, or a key)."""
-    if cont is None:
-        parser._root = text
-    elif key is None:
-        cont[-1] = text
-    else:
-        cont[key] = text
-
-
 REPAIRS_KEPT = 1000
 """With ``release_items``, :attr:`JsonStream.repairs` keeps this many of the latest repairs."""
 
@@ -1703,438 +1107,9 @@ class _RepairWindow(list[Repair]):
         list.append(self, repair)
 
 
-def _repair(
-    repairs: list[Repair], evs: list[PathEvent] | None, kind: str, pos: int, msg: str
-) -> None:
-    r = Repair(kind, pos, msg)
-    repairs.append(r)
-    if evs is not None:
-        evs.append(r)
-
-
-_new_event = tuple.__new__  # builds a path event without its Python-level __new__
-
-_Search = Callable[[str], "re.Match[str] | None"]
-_StringKind = tuple[str, str, lx.Run, _Search]
-
-
-@cache
-def _string_kinds(comma: bool) -> dict[str, _StringKind]:
-    """By opening character: the quote that closes the string, the other characters
-    that may close it (a curly-quoted string), the match of a run of its plain text,
-    and the search for what ends such a run (``comma``: a comma or a closer may end a
-    double-quoted string, for missing_quote).  Made once per ``comma`` (the machine only
-    reads it): each parser and each hand-over from the C machine sets its machine up
-    with it."""
-    dq = (lx.dq_run_comma, lx.dq_special_comma) if comma else (lx.dq_run, lx.dq_special)
-    curly_dq: _StringKind = ('"', lx.CURLY_DOUBLE, lx.curly_dq_run, lx.curly_dq_special)
-    curly_sq: _StringKind = ("'", lx.CURLY_SINGLE, lx.curly_sq_run, lx.curly_sq_special)
-    kinds: dict[str, _StringKind] = {
-        '"': ('"', "", *dq),
-        "'": ("'", "", lx.sq_run_lenient, lx.sq_special),
-    }
-    kinds.update(dict.fromkeys(lx.CURLY_DOUBLE, curly_dq))
-    kinds.update(dict.fromkeys(lx.CURLY_SINGLE, curly_sq))
-    return kinds
-
-
-def _put(
-    parser: JsonStream,
-    stack: list[Any],
-    cpaths: list[Path],
-    key: Any,
-    shift: int,
-    rlist: Any,
-    evs: list[PathEvent] | None,
-    val: Any,
-    kind: str,
-    done: bool,
-) -> Path:
-    """Set a new value in the innermost open container (appended to an array, under
-    ``key`` in an object) or as the root, and report its ``ValueStart``.
-
-    ``done``: the value is complete; its end is reported too (after a ``StringDelta``
-    with the text of a non-empty string), and a root value completes the document.
-    Returns its path (``()`` when events are off: paths are built only for events), as
-    :func:`~unspool.core.path_events.child_path` holds it: O(1) however deep.
-    ``shift`` counts the items released from the root array ``rlist`` (release_items).
-    """
-    p: Path = ()
-    if stack:
-        top = stack[-1]
-        if type(top) is list:
-            if evs is not None:
-                p = child_path(cpaths[-1], len(top) + (shift if top is rlist else 0))
-            top.append(val)
-        else:
-            if evs is not None:
-                p = child_path(cpaths[-1], key)
-            top[key] = val
-    else:
-        parser._root = val
-        if done:
-            parser._complete = True
-    if evs is not None:
-        flat = type(p) is tuple  # else a linked path: the events of its deep types
-        evs.append(_new_event(ValueStart if flat else _DEEP_VS, (p, kind)))
-        if done:
-            if kind == "string" and val:
-                evs.append(_new_event(StringDelta if flat else _DEEP_SD, (p, val)))
-            evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (p, val)))
-    return p
-
-
-def _close(
-    parser: JsonStream,
-    stack: list[Any],
-    cpaths: list[Path],
-    evs: list[PathEvent] | None,
-    rlist: Any,
-    shift: int,
-) -> int:
-    """Close the innermost open container and report its ``ValueEnd``; a closed root
-    completes the document.  The root array of release_items is emptied first (each
-    item went out with its own ``ValueEnd``).  Returns the new count of released items."""
-    top = stack.pop()
-    if top is rlist:
-        shift += len(top)
-        top.clear()
-    if evs is not None:
-        p = cpaths.pop()
-        evs.append(_new_event(ValueEnd if type(p) is tuple else _DEEP_VE, (p, top)))
-    if not stack:
-        parser._complete = True
-    return shift
-
-
-def _end_string(
-    parser: JsonStream,
-    cont: Any,
-    key: Any,
-    text: str,
-    evs: list[PathEvent] | None,
-    path: Path,
-    reported: int,
-) -> None:
-    """A streamed string value closed: write it to its slot and report the text not
-    yet reported (past ``reported`` characters) and its ``ValueEnd``; a root string
-    (``cont`` None) completes the document."""
-    if cont is None:
-        parser._root = text
-        parser._complete = True
-    elif key is None:
-        cont[-1] = text
-    else:
-        cont[key] = text
-    if evs is not None:
-        flat = type(path) is tuple
-        if len(text) > reported:
-            evs.append(_new_event(StringDelta if flat else _DEEP_SD, (path, text[reported:])))
-        evs.append(_new_event(ValueEnd if flat else _DEEP_VE, (path, text)))
-
-
-def _too_long(what: str, limit: int, pos: int) -> MalformedJSON:
-    """The error for a string, key, number or unquoted value longer than max_token_chars."""
-    return parse_error(f"{what} longer than max_token_chars={limit}", pos, True)
-
-
-def _trailing_comma(
-    allowed: bool, repairs: list[Repair], evs: list[PathEvent] | None, pos: int, closer: str
-) -> None:
-    """A closer right after a comma: a trailing_comma repair when ``allowed``, else the error."""
-    if not allowed:
-        raise parse_error(f"Trailing comma before '{closer}'", pos)
-    _repair(repairs, evs, "trailing_comma", pos, say("trailing_comma"))
-
-
-def _u_escape(
-    s: str,
-    i: int,
-    base: int,
-    lenient: bool,
-    escapes: dict[str, str],
-    repairs: list[Repair],
-    evs: list[PathEvent] | None,
-) -> tuple[str, int]:
-    """Decode the ``\\u`` escape at ``s[i]``: its text and how many characters it took,
-    or ``("", 0)`` while this chunk cannot decide it (hold ``s[i:]``).
-
-    A surrogate pair is read as one character.  A broken escape is an error, or with
-    ``lenient`` (invalid_escape) the ``\\u`` is kept as text and repaired.
-    """
-    hexpart = s[i + 2 : i + 6]
-    for off, h in enumerate(hexpart):
-        if h not in lx.HEX:
-            if not lenient:
-                raise parse_error("Invalid \\uXXXX escape", base + i + 2 + off)
-            hexpart = ""
-            break
-    if not hexpart and lenient and s[i + 2 : i + 3]:
-        _repair(repairs, evs, "invalid_escape", base + i, say("invalid_escape", e="u"))
-        return "\\u", 2
-    if len(hexpart) < 4:
-        return "", 0
-    cp = int(hexpart, 16)
-    if 0xD800 <= cp <= 0xDBFF:
-        nxt = s[i + 6 : i + 12]
-        if (
-            len(nxt) == 6
-            and nxt[:2] == "\\u"
-            and all(h in lx.HEX for h in nxt[2:])
-            and 0xDC00 <= int(nxt[2:], 16) <= 0xDFFF
-        ):
-            low = int(nxt[2:], 16)
-            return chr(0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)), 12
-        if len(nxt) < 6 and maybe_low_surrogate(nxt):
-            return "", 0
-        # a lone high surrogate: but a broken escape after it fails first, so the
-        # partial never shows the held half
-        bad = bad_escape_at(nxt, escapes)
-        if not lenient and 0 <= bad <= low_surrogate_prefix_len(nxt):
-            raise parse_error("Invalid \\escape", base + i + 6 + bad)
-    return chr(cp), 6
-
-
-def _literal_table(allow_nan: bool, nan: bool, python: bool) -> dict[str, list[_Literal]]:
-    """The literals a value may be, by first character: (word, value, kind, the repair
-    that reading it reports or "").  ``nan``/``python``: the lenient kinds of that name."""
-    literals: dict[str, list[_Literal]] = {
-        c: [(word, val, kind, "")] for c, (word, val, kind) in lx.LITERALS.items()
-    }
-    if allow_nan or nan:
-        for c, nan_entries in _nan_literals().items():
-            tag = "" if allow_nan else "nan"
-            literals[c] = [(w, v, kd, tag) for (w, v, kd, _) in nan_entries]
-    if python:
-        for c, (py_word, py_val, py_kind) in lx.PY_LITERALS.items():
-            literals.setdefault(c, []).append((py_word, py_val, py_kind, "python_literal"))
-    return literals
-
-
-def _odd_quote(
-    repairs: list[Repair], evs: list[PathEvent] | None, c: str, pos: int, what: str
-) -> None:
-    """Report a string or key (``what``) opened by a single or a curly quote ``c``."""
-    if c == "'":
-        _repair(repairs, evs, "single_quotes", pos, say("single_quotes", what=what))
-    else:
-        _repair(repairs, evs, "curly_quotes", pos, say("curly_quotes", what=what))
-
-
-def _close_verdict(s: str, j: int, eof: bool, stack: list[Any], text: str) -> int:
-    """Lenient: whether the quote before ``s[j]`` closes the string ``text`` (``CLOSE``), is
-    an unescaped quote inside it (``INNER``), is undecided yet, or is refused (see
-    :func:`unspool.core.quotes.decide_close`)."""
-    in_list = bool(stack) and type(stack[-1]) is list
-    return decide_close(
-        s,
-        j,
-        bool(stack) and not in_list,
-        eof,
-        in_list and PLAIN.fullmatch(text) is not None,
-    )
-
-
-def _string_cut(s: str, i: int, eof: bool, stack: list[Any]) -> int:
-    """missing_quote: whether the ``,`` ``]`` or ``}`` at ``s[i]`` inside a string value
-    ends it (``CLOSE``: its closing quote was missing), is text (``INNER``), or is
-    ``UNDECIDED`` yet."""
-    if s[i] == ",":
-        return missing_quote(s, i, bool(stack) and type(stack[-1]) is dict, eof)
-    if not stack:
-        return INNER
-    # '{"a": ["x]}' then the end: the closers were not text
-    j = lx.closer_tail(s, i).end()
-    if j < len(s) or j - i > lx.LOOKAHEAD:
-        return INNER
-    return CLOSE if eof else UNDECIDED
-
-
-def _comment_open(
-    s: str, i: int, base: int, repairs: list[Repair], evs: list[PathEvent] | None
-) -> str:
-    """At the ``#`` or ``/`` that opens a comment (with the character after it, or at
-    the end for ``#``): report it and return what ends it; an invalid opener is an error."""
-    opener = s[i + 1] if i + 1 < len(s) else "\n"
-    if s[i] == "#":
-        if opener not in " \t\r\n#!":
-            raise parse_error("Invalid comment", base + i + 1)
-        _repair(repairs, evs, "comment", base + i, say("comment", "hash"))
-        return "\n"
-    if opener == "/" or opener == "*":
-        _repair(repairs, evs, "comment", base + i, say("comment"))
-        return "\n" if opener == "/" else "*/"
-    raise parse_error("Invalid comment", base + i + 1)
-
-
-def _trailing(tail: list[str], evs: list[PathEvent] | None, text: str, pos: int) -> None:
-    """Keep ``text`` that followed the root value (trailing="ignore") and report it."""
-    tail.append(text)
-    if evs is not None:
-        evs.append(_new_event(Skipped, ("trailing", pos, text)))
-
-
-def _unicode_space(repairs: list[Repair], evs: list[PathEvent] | None, pos: int) -> None:
-    """Report a Unicode space read as a blank (unicode_space)."""
-    _repair(repairs, evs, "unicode_space", pos, say("unicode_space"))
-
-
-def _neg_infinity(
-    s: str, i: int, pos: int, tag: str, repairs: list[Repair], evs: list[PathEvent] | None
-) -> bool:
-    """At a ``-`` followed by ``I`` (with NaN/Infinity allowed): True when ``-Infinity``
-    is there (reported as the repair ``tag`` unless it is ""), False while a cut-off
-    prefix of it ends the chunk; anything else is an error."""
-    if s.startswith("-Infinity", i):
-        if tag:
-            _repair(repairs, evs, tag, pos, say(tag, tok="-Infinity"))
-        return True
-    if len(s) - i < 9 and "-Infinity".startswith(s[i:]):
-        return False
-    raise parse_error("Invalid literal", pos)
-
-
-def _refuse_prose(word: str, ended: bool, pos: int) -> None:
-    """A root unquoted token's first word (``ended``: complete) that can only be prose
-    is refused at once ("Expecting value"): at the root a token must be a literal or a
-    number, or at least start with a digit."""
-    if word[0] not in lx.NUMBER_START and not literal_prefix(word) and not is_atom(word):
-        raise parse_error("Expecting value", pos)
-    if ended and word[0] not in "0123456789" and not is_atom(word):
-        # the word ended without being a literal or number: whatever follows, a root
-        # token led by a non-digit is refused, so refuse it now rather than hold the
-        # rest of the line undecided
-        raise parse_error("Expecting value", pos)
-
-
-def _glued_quote(repairs: list[Repair], evs: list[PathEvent] | None, pos: int, what: str) -> None:
-    """Report a quote glued to the end of an unquoted string or key (``what``) that
-    closes it: its opening quote was missing (missing_quote)."""
-    _repair(repairs, evs, "missing_quote", pos, say("missing_quote", "opening", what=what))
-
-
-_HOLD = -1  # _wrong_closer: undecided, hold the text for more
-_STRAY = 0  # a stray closer: drop it (extra_closer)
-_TYPO = 1  # a typo for the innermost container's closer: close it and read past
-_OUTER = 2  # an outer container's closer: close the innermost one, read the closer again
-
-
-def _wrong_closer(s: str, i: int, eof: bool, stack: list[Any], c: str, k_extra: bool) -> int:
-    """What a closer of the wrong kind after a value means (mismatched_closer):
-    ``_HOLD``, ``_STRAY``, ``_TYPO`` or ``_OUTER``."""
-    n = len(s)
-    k = lx.ws_upto(s, i + 1).end()
-    if k >= n and not eof and k - i <= lx.LOOKAHEAD:
-        return _HOLD
-    want = list if c == "]" else dict
-    deeper = any(type(x) is want for x in stack)
-    typo = not deeper or (k < n and s[k] == ",")
-    if (
-        deeper
-        and typo
-        and len(stack) > 2
-        and type(stack[-2]) is want
-        and type(stack[-3]) is not want
-    ):
-        # '{"a": [{"k": 1], "b": 2}': after the comma a key (or, for
-        # '[{"a": [1}, {"b": 2}]', an item) says the closer was the
-        # outer one's and the inner closer was missing
-        member = _next_member(s, k + 1, eof)
-        if member == UNDECIDED:
-            return _HOLD
-        if member == (_KEY_NEXT if want is list else _ITEM_NEXT):
-            typo = False
-    if not deeper and k < n and s[k] == "," and k_extra:
-        # '[{"a": 1}}, {"b": 2}]': a stray closer, the array goes on
-        return _STRAY
-    return _TYPO if typo else _OUTER
-
-
-def _token(
-    tok: str,
-    spaced: str,
-    at_root: bool,
-    opts: tuple[frozenset[str], bool, Callable[[str], Any], Callable[[str], Any], int],
-    pos: int,
-    repairs: list[Repair],
-    evs: list[PathEvent] | None,
-) -> tuple[Any, str]:
-    """Decide an unquoted token (lenient): its value and kind, after reporting its
-    repairs (``spaced``: the token's text with the Unicode spaces that ended it, or "").
-    ``opts``: the lenient kinds, allow_inf_nan, parse_float, parse_int, max_int_digits.
-    A refused token, and prose at the root, is "Expecting value"."""
-    val, kind, tag = token_value(tok, *opts, pos)
-    if not kind or (kind == "string" and at_root and tok[0] not in "0123456789"):
-        # refused; and prose at the root is not a value ("Sure! ...")
-        raise parse_error("Expecting value", pos)
-    if tag:
-        _repair(repairs, evs, tag, pos, say(tag, tok=tok))
-    if spaced:
-        _spaces_after(repairs, evs, spaced, len(tok), pos)
-    return val, kind
-
-
-_NOT_TOKEN = frozenset("{}[],:\"'/#.\\<+`\u2026" + lx.CURLY_DOUBLE + lx.CURLY_SINGLE)
-"""Characters that never start an unquoted value token."""
-
-
-_COMMENT_MEMBER = re.compile(r"[\]}][ \t]{0,16},[ \t]{0,16}[\"'A-Za-z_$]")
-"""In a line comment's text: a closer, a comma and the next member, as the document
-would go on (``// note }, "b": 2``)."""
-
-_C_ITEM = frozenset('"-0123456789[{')
-"""Where the C machine takes a stream back after a comma: an item it reads (see
-:meth:`JsonStream._machine`); after a comma in an object, a '"' key."""
-
-_KEY_NEXT = 1
-_ITEM_NEXT = 0
-_MEMBER_KEY = re.compile(
-    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64})[ \t\n\r]{0,256}:'
-)
-_MEMBER_KEY_PREFIX = re.compile(
-    r'[ \t\n\r]{0,256}(?:"[^"\\\n]{0,64}(?:"[ \t\n\r]{0,256})?'
-    r"|[A-Za-z_$][A-Za-z0-9_$\-]{0,64}[ \t\n\r]{0,256})?\Z"
-)
-_MEMBER_ITEM = re.compile(r'[ \t\n\r]{0,256}[\[{"\'0-9-]')
-
-
-def _next_member(s: str, k: int, eof: bool) -> int:
-    """What follows a comma at ``s[k]``: a key and its colon (``_KEY_NEXT``), an item
-    (``_ITEM_NEXT``), ``UNDECIDED`` while a bounded lookahead has not seen enough, or
-    ``-2`` for anything else."""
-    if _MEMBER_KEY.match(s, k):
-        return _KEY_NEXT
-    if not eof and _MEMBER_KEY_PREFIX.match(s, k):
-        return UNDECIDED
-    return _ITEM_NEXT if _MEMBER_ITEM.match(s, k) else -2
-
-
-_CONCAT_TAIL = re.compile(r"\+[ \t]*[\r\n][ \t\r\n]*\Z")
-"""A string's text ending in ``+`` and a line break, then a quote: ``"a +\n "b"``."""
-
-
-def _spaces_after(
-    repairs: list[Repair], evs: list[PathEvent] | None, text: str, end: int, pos: int
-) -> None:
-    """Report the Unicode spaces a token's text ended with (``text[end:]``), if any."""
-    for k in range(end, len(text)):
-        if text[k] in lx.UNICODE_SPACES:
-            _unicode_space(repairs, evs, pos + k)
-            return
-
-
-def _whole_number(tok: str) -> bool:
-    m = lx.number_full(tok)
-    return m is not None and m.end() == len(tok)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    k = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        k += 1
-    return k
+_C_NEXT = {_ELEM: frozenset('"-0123456789[{'), _KEY: frozenset('"')}
+"""Where the C machine takes a stream back after a comma, by the state after it: an
+item it reads, a quoted key (see :meth:`JsonStream._machine`)."""
 
 
 def parse_partial(text: str | bytes, **options: Any) -> Any:

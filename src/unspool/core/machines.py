@@ -138,7 +138,16 @@ def accelerates(options: Mapping[str, Any]) -> bool:
 def _stream_type() -> Any:
     """The C machine's JsonStream subclass, made on first use (it needs the Python class)."""
     if not _c_type:
-        from unspool.core import errors, jsonstream, numbers, path_events, snapshot, state
+        from unspool.core import (
+            decisions,
+            errors,
+            jsonstream,
+            live,
+            numbers,
+            path_events,
+            snapshot,
+            state,
+        )
         from unspool.core.jsonstream import JsonStream
         from unspool.core.state import Helpers
 
@@ -162,12 +171,12 @@ def _stream_type() -> Any:
             # lenient mode: the reference's decisions, and the hand-over to its machine
             resume=jsonstream._resume,
             kinds_of=jsonstream._kinds_of,
-            close_verdict=jsonstream._close_verdict,
-            string_cut=jsonstream._string_cut,
+            close_verdict=decisions._close_verdict,
+            string_cut=decisions._string_cut,
             string_fast=jsonstream._string_fast,
-            token=jsonstream._token,
-            glued_quote=jsonstream._glued_quote,
-            repair=jsonstream._repair,
+            token=decisions._token,
+            glued_quote=live._glued_quote,
+            repair=live._repair,
             repair_window=jsonstream._RepairWindow,
             Handover=state.Handover,
             Giveback=state.Giveback,

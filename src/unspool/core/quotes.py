@@ -85,22 +85,14 @@ def decide_close(
         after = decide_close(text, j + 1, in_object, eof, False, glued, False)
         if after == UNDECIDED:
             return UNDECIDED
-        if after == CLOSE:
-            return INNER
-        return CLOSE
+        return INNER if after == CLOSE else CLOSE
     if c in "}]:\"'<":  # '<': the closing tag right after a tagged action's body
         return CLOSE
     if c == "+":
         return REFUSE  # '"a" + "b"': as text, the operator and quotes would join the value
-    if c == "`" or c == "#":  # a closing fence, a "# comment"
-        if k + 1 >= len(text):
-            return CLOSE if eof else UNDECIDED
-        return CLOSE if text[k + 1] in (" `" if c == "#" else "`") else INNER
-    if c == "/":
-        if k + 1 >= len(text):
-            return CLOSE if eof else UNDECIDED
-        return CLOSE if text[k + 1] in "/*" else INNER
-    if c == ",":
+    if c in "`#/":
+        return _comment_follows(text, k, eof)
+    if c == ",":  # (inline: the common case)
         k2 = _ws(text, k + 1).end()
         if k2 - k > INNER_QUOTE_WS:
             return CLOSE
@@ -116,20 +108,47 @@ def decide_close(
             return verdict
         return INNER
     if in_object:
-        if c in lx.NUMBER_START:
-            # '{"a": "x" 1}': a value where a key must come, never text swallowed
-            return _item_follows(text, k, _number(text, k).end(), eof)
-        if c in lx.IDENT_START:
-            k2 = _ident(text, k).end()
-            word = text[k:k2].lower()
-            if k2 >= len(text) and not eof and any(w.startswith(word) for w in _LOWER_WORDS):
-                return UNDECIDED
-            if word in _LOWER_WORDS and k2 - k <= INNER_QUOTE_WS:
-                verdict = _item_follows(text, k, k2, eof)
-                if verdict != INNER:
-                    return verdict
-            return word_follows(text, k, in_object, False, eof)
-        return INNER
+        return _key_follows(text, k, eof)
+    return _item_after(text, j, k, eof, plain)
+
+
+def _comment_follows(text: str, k: int, eof: bool) -> int:
+    """After the quote, at ``text[k]``: a ``//`` or ``/*`` comment, a ``# comment`` or a
+    closing fence closes the string; another ``/``, ``#`` or backtick is text."""
+    if k + 1 >= len(text):
+        return CLOSE if eof else UNDECIDED
+    c = text[k]
+    if c == "/":
+        return CLOSE if text[k + 1] in "/*" else INNER
+    return CLOSE if text[k + 1] in (" `" if c == "#" else "`") else INNER
+
+
+def _key_follows(text: str, k: int, eof: bool) -> int:
+    """In an object, after the quote, at ``text[k]``: a value where a key must come (a
+    number or literal), or an unquoted key and its colon, closes the string (its comma
+    was missing)."""
+    c = text[k]
+    if c in lx.NUMBER_START:
+        # '{"a": "x" 1}': a value where a key must come, never text swallowed
+        return _item_follows(text, k, _number(text, k).end(), eof)
+    if c in lx.IDENT_START:
+        k2 = _ident(text, k).end()
+        word = text[k:k2].lower()
+        if k2 >= len(text) and not eof and any(w.startswith(word) for w in _LOWER_WORDS):
+            return UNDECIDED
+        if word in _LOWER_WORDS and k2 - k <= INNER_QUOTE_WS:
+            verdict = _item_follows(text, k, k2, eof)
+            if verdict != INNER:
+                return verdict
+        return word_follows(text, k, True, False, eof)
+    return INNER
+
+
+def _item_after(text: str, j: int, k: int, eof: bool, plain: bool) -> int:
+    """In an array (or at the root), after the quote, at ``text[k]``: the next item
+    without its comma (a container, an ellipsis, a number or literal ending at a
+    delimiter, or for a ``plain`` one-word string a word item) closes the string."""
+    c = text[k]
     if c in "[{\u2026":
         return CLOSE  # the next item of an array (or an ellipsis), its comma missing
     if c == ".":
