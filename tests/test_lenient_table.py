@@ -615,7 +615,16 @@ PROFILE_REGRESSIONS = [
     ),
     ('["x", a, b]', ["x", "a", "b"], [(UV, 6), (UV, 9)]),
     ('["a", New York\n]', ["a", "New York"], [(UV, 6)]),
+    # single words each with its comma, then a quoted item ending at a delimiter: items
+    ('["",a,""]', ["", "a", ""], [(UV, 4)]),
+    ('["x", a, b, "y"]', ["x", "a", "b", "y"], [(UV, 6), (UV, 9)]),
+    ('["x", a, "y\\" z", "w"]', ["x", "a", 'y" z', "w"], [(UV, 6)]),
     # a quote after the words: prose, as before
+    (
+        '["He said "ok", fine, "then" left"]',
+        ['He said "ok", fine, "then" left'],
+        [(IQ, 10), (IQ, 13), (IQ, 22), (IQ, 27)],
+    ),
     ('["He said "hi", then left"]', ['He said "hi", then left'], [(IQ, 10), (IQ, 13)]),
     ('["x", then left, and so on"]', ['x", then left, and so on'], [(IQ, 3)]),
     ('{"a": "He said "hi", then left"}', {"a": 'He said "hi", then left'}, [(IQ, 15), (IQ, 18)]),

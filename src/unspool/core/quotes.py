@@ -200,14 +200,43 @@ _items: Final = cast(
 
 def _unquoted_items(text: str, k: int, eof: bool) -> int:
     """Words (and commas) from ``text[k]`` after ``",`` in an array: unquoted items if a
-    closer ends them before any quote (``["", a, b]``), prose otherwise (``"x", then
-    left"``).  Runs past the bound, or ending in anything else, keep the prose reading."""
+    closer ends them before any quote (``["", a, b]``), or if they are single words each
+    followed by its comma and the quoted item after them ends at a delimiter (``["x", a,
+    "y"]``); prose otherwise (``"x", then left"``, ``"ok", fine, "then" left"``).  Runs
+    past the bound, or ending in anything else, keep the prose reading."""
     k2 = _items(text, k).end()
     if k2 - k > INNER_QUOTE_WS:
         return INNER
     if k2 >= len(text):
         return CLOSE if eof else UNDECIDED
-    return CLOSE if text[k2] in "]}" else INNER
+    if text[k2] in "]}":
+        return CLOSE
+    if text[k2] == '"' and _ITEM_WORDS.fullmatch(text, k, k2):
+        return _quoted_item_follows(text, k2 + 1, eof)
+    return INNER
+
+
+_ITEM_WORDS: Final = re.compile(r"(?:[A-Za-z_$][\w$.\-]*[ \t]*,[ \t]*)+")
+"""Unquoted items, each one word followed by its comma (``a, b, ``)."""
+_quoted: Final = cast(lx.Run, re.compile(rf'(?:[^"\\\n]|\\.){{0,{_BOUND}}}').match)
+
+
+def _quoted_item_follows(text: str, p: int, eof: bool) -> int:
+    """After ``", a, "``: the quoted item opened before ``text[p]`` is an item (the string
+    before the words closed: ``CLOSE``) when a delimiter follows its closing quote."""
+    q = _quoted(text, p).end()
+    if q - p > INNER_QUOTE_WS:
+        return INNER
+    if q >= len(text) or (text[q] == "\\" and q + 1 == len(text)):  # (an escape cut short)
+        return CLOSE if eof else UNDECIDED
+    if text[q] != '"':
+        return INNER  # a line break inside it: prose
+    r = _ws(text, q + 1).end()
+    if r - q > INNER_QUOTE_WS:
+        return INNER
+    if r >= len(text):
+        return CLOSE if eof else UNDECIDED
+    return CLOSE if text[r] in ",]}" else INNER
 
 
 def _item_follows(text: str, k: int, k2: int, eof: bool) -> int:
