@@ -1628,7 +1628,7 @@ comment_or_hand(Machine *m, Scan *sc, Py_UCS4 c)
 
 /* The chunk's text: what was held back, then the chunk (a new reference), with the
  * in-flight string's slot released so that it can grow in place. */
-static PyObject *
+STEP PyObject *
 step_setup(Machine *m, PyObject *chunk, int lenient)
 {
     PyObject *s;
@@ -1931,7 +1931,7 @@ step_number(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
 }
 
 /* The value of the number token s[i:j] that ends in this chunk (new reference). */
-static PyObject *
+STEP PyObject *
 number_token(Machine *m, int kind, const void *data, Py_ssize_t i, Py_ssize_t j, Py_ssize_t pos)
 {
     char small[64];
@@ -2375,7 +2375,7 @@ step_token(Machine *m, Scan *sc, Py_UCS4 c)
 
 /* The chunk boundary: an in-flight string value shows what it read (its slot set, its
  * StringDelta), and release_items lets the ended items go. */
-static int
+STEP int
 step_boundary(Machine *m, PyObject *s)
 {
     if (m->state == ST_STRING) {
