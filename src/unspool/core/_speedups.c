@@ -2412,7 +2412,8 @@ restart:
     sc.hand = 0;
     sc.fast_end = -1;
     if (lenient && m->state == ST_PREAMBLE) {
-        /* step: preamble -- the Python machine skips it (skip_preamble), then gives back */
+        /* step: preamble */
+        /* (not in C: the Python machine skips it, skip_preamble, then gives back) */
         sc.hand = sc.i;
         goto handover;
     }
@@ -2518,8 +2519,8 @@ run_lenient(Machine *m, PyObject *chunk)
     return scan_lenient(m, s, 0);
 }
 
-/* step: end -- end of input (finish): commit a complete number; a string stays as it is
- * (a lenient stream not complete yet hands the end over: finish_lenient). */
+/* End of input (finish): commit a complete number; a string stays as it is (a lenient
+ * stream not complete yet hands the end over: finish_lenient). */
 static int
 step_end(Machine *m)
 {
