@@ -2370,7 +2370,10 @@ step_token(Machine *m, Scan *sc, Py_UCS4 c)
     Py_UCS4 d = CH(i);
     if (d == '/') return STEP_ON;
     if (d == ' ' || d == '\t' || (m->k_space && is_uspace(d)) || m->ubuf == NULL) return hand_at(sc, i);
-    return token_done(m, sc->s, i, base, &sc->i) < 0 ? STEP_FAIL : STEP_ON;
+    Py_ssize_t next; /* (a local: the scan's state never escapes to a call) */
+    if (token_done(m, sc->s, i, base, &next) < 0) return STEP_FAIL;
+    sc->i = next;
+    return STEP_ON;
 }
 
 /* The chunk boundary: an in-flight string value shows what it read (its slot set, its
