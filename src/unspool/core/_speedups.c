@@ -956,443 +956,6 @@ string_done(Machine *m, PyObject *text)
     return 0;
 }
 
-/* Run one chunk through the machine. */
-static int
-run(Machine *m, PyObject *chunk)
-{
-    PyObject *s;
-    if (m->state == ST_NUMBER && m->allow_nan && m->nlen == 1 && m->nbuf[0] == '-' &&
-        PyUnicode_GET_LENGTH(chunk) > 0 && PyUnicode_READ_CHAR(chunk, 0) == 'I') {
-        /* "-" ended the last chunk and "Infinity" follows: re-read it as a literal */
-        PyObject *c = PyUnicode_FromString("-");
-        if (c == NULL) return -1;
-        Py_XSETREF(m->carry, c);
-        m->state = ST_VALUE;
-        m->nlen = 0;
-    }
-    m->base = m->pos - PyUnicode_GET_LENGTH(chunk);
-    if (m->carry != NULL) {
-        s = PyUnicode_Concat(m->carry, chunk);
-        if (s == NULL) return -1;
-        m->base -= PyUnicode_GET_LENGTH(m->carry);
-        Py_CLEAR(m->carry);
-    } else {
-        Py_INCREF(chunk);
-        s = chunk;
-    }
-    const int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    const Py_ssize_t base = m->base;
-    Py_ssize_t i = 0;
-    PyObject *val = NULL;
-    const char *err_msg = NULL;
-    Py_ssize_t err_pos = 0;
-#define CH(k) PyUnicode_READ(kind, data, (k))
-#define FAIL goto error
-
-    if (m->state == ST_STRING && !m->is_key && m->s_attached) {
-        /* release the slot so the string can grow in place */
-        if (slot_set(m, S_empty) < 0) FAIL;
-    }
-
-    while (i < n) {
-        int st = m->state;
-        if (st == ST_STRING) {
-            Py_ssize_t seg = i;
-            for (;;) {
-                i = plain_run_end(kind, data, i, n);
-                if (i >= n) {
-                    if (s_flush(m, s, seg, n) < 0) FAIL;
-                    goto string_chunk_end;
-                }
-                Py_UCS4 c = CH(i);
-                if (c == '"') {
-                    PyObject *text = s_final(m, s, seg, i);
-                    if (text == NULL) FAIL;
-                    Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
-                    i++;
-                    if (m->is_key) {
-                        if (m->max_tok >= 0 && tlen > m->max_tok) {
-                            Py_DECREF(text);
-                            raise_at(PyUnicode_FromFormat(m->s_first ? "key longer than max_token_chars=%zd"
-                                                                     : "string longer than max_token_chars=%zd",
-                                                          m->max_tok),
-                                     m->s_pos, 1);
-                            FAIL;
-                        }
-                        Py_XSETREF(m->key, text);
-                        m->state = ST_COLON;
-                        break;
-                    }
-                    if (m->max_tok >= 0 && tlen > m->max_tok) {
-                        if (m->s_attached) {
-                            m->sbuf = text; /* the partial shows it */
-                        } else {
-                            Py_DECREF(text);
-                            m->state = ST_VALUE; /* opened in this chunk: the string never showed */
-                        }
-                        raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
-                                 m->s_pos, 1);
-                        FAIL;
-                    }
-                    if (string_done(m, text) < 0) FAIL;
-                    break;
-                }
-                if (c == '\\') {
-                    if (scr_put_range(m, kind, data, seg, i) < 0) FAIL;
-                    seg = i;
-                    if (i + 1 >= n) goto string_carry;
-                    Py_UCS4 e = CH(i + 1);
-                    if (e == 'u') {
-                        Py_ssize_t avail = n - (i + 2);
-                        if (avail > 4) avail = 4;
-                        Py_UCS4 cp = 0;
-                        for (Py_ssize_t off = 0; off < avail; off++) {
-                            int h = hexval(CH(i + 2 + off));
-                            if (h < 0) {
-                                err_msg = "Invalid \\uXXXX escape";
-                                err_pos = base + i + 2 + off;
-                                goto string_error;
-                            }
-                            cp = cp * 16 + (Py_UCS4)h;
-                        }
-                        if (avail < 4) goto string_carry;
-                        if (cp >= 0xD800 && cp <= 0xDBFF) {
-                            Py_UCS4 nxt[6];
-                            Py_ssize_t nl;
-                            Py_UCS4 low = low_after(kind, data, n, i + 6, nxt, &nl);
-                            if (low) {
-                                if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
-                                i += 12;
-                                seg = i;
-                                continue;
-                            }
-                            if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
-                            /* a lone high surrogate: but a broken escape after it fails
-                               first, so the partial never shows the held half */
-                            Py_ssize_t bad = bad_escape_at(nxt, nl);
-                            if (bad >= 0 && bad <= low_prefix_len(nxt, nl)) {
-                                err_msg = "Invalid \\escape";
-                                err_pos = base + i + 6 + bad;
-                                goto string_error;
-                            }
-                        }
-                        if (scr_put(m, cp) < 0) FAIL;
-                        i += 6;
-                        seg = i;
-                        continue;
-                    }
-                    Py_UCS4 dec = simple_escape(e);
-                    if (dec == 0xFFFFFFFF) {
-                        err_msg = "Invalid \\escape";
-                        err_pos = base + i + 1;
-                        goto string_error;
-                    }
-                    if (scr_put(m, dec) < 0) FAIL;
-                    i += 2;
-                    seg = i;
-                    continue;
-                }
-                /* a raw control character */
-                if (s_flush(m, s, seg, i) < 0) FAIL;
-                fail_msg("Invalid control character in string", base + i);
-                FAIL;
-
-            string_error:
-                if (s_flush(m, s, seg, seg) < 0) FAIL;
-                fail_msg(err_msg, err_pos);
-                FAIL;
-            string_carry:
-                if (s_flush(m, s, seg, seg) < 0) FAIL;
-                if (set_carry(m, s, i, n) < 0) FAIL;
-                i = n;
-            string_chunk_end:
-                if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
-                if (m->max_tok >= 0 && s_len(m) > m->max_tok) {
-                    raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok),
-                             m->s_pos, 1);
-                    FAIL;
-                }
-                break;
-            }
-            continue;
-        }
-
-        Py_UCS4 c = CH(i);
-        if (st == ST_END) {
-            if (m->glue) {
-                m->glue = 0;
-                if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') {
-                    /* "12abc", "false$": never a silent prefix of one token */
-                    fail_msg("Invalid value: text glued to it", base + i);
-                    FAIL;
-                }
-            }
-            if (m->ignore_trailing) {
-                PyObject *text = PyUnicode_Substring(s, i, n);
-                if (text == NULL) FAIL;
-                int rc = PyList_Append(m->tail, text);
-                if (rc == 0 && m->events_on) {
-                    PyObject *p = PyLong_FromSsize_t(base + i);
-                    rc = p == NULL ? -1 : emit(m, H_Skipped, K_trailing, p, text);
-                    Py_XDECREF(p);
-                }
-                Py_DECREF(text);
-                if (rc < 0) FAIL;
-                i = n;
-                continue;
-            }
-            if (is_ws(c)) {
-                while (i < n && is_ws(CH(i))) i++;
-                continue;
-            }
-            fail_msg("Extra data after the JSON value", base + i);
-            FAIL;
-        }
-        if (st == ST_NUMBER) {
-            Py_ssize_t j = i;
-            while (j < n && is_numchar(CH(j))) j++;
-            if (n_reserve(m, j - i) < 0) FAIL;
-            for (Py_ssize_t k = i; k < j; k++) {
-                int nx = ndfa_step(m->ndfa, CH(k));
-                if (nx == N_STUCK) {
-                    fail_msg("Invalid number", m->n_pos + m->nlen + (k - i));
-                    FAIL;
-                }
-                m->ndfa = nx;
-            }
-            for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
-            m->nbuf[m->nlen] = 0;
-            i = j;
-            if (m->max_tok >= 0 && m->nlen > m->max_tok) {
-                raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok),
-                         m->n_pos, 1);
-                FAIL;
-            }
-            if (i >= n) continue;
-            val = number_value(m, m->nbuf, m->nlen, m->n_pos);
-            if (val == NULL) FAIL;
-            m->nlen = 0;
-            if (scalar_done(m, val, K_number) < 0) FAIL;
-            Py_CLEAR(val);
-            continue;
-        }
-        if (is_ws(c)) {
-            i++;
-            while (i < n && is_ws(CH(i))) i++;
-            continue;
-        }
-        if (st == ST_AFTER) {
-            Frame *f = &m->stack[m->depth - 1];
-            if (c == ',') {
-                i++;
-                while (i < n && is_ws(CH(i))) i++;
-                m->state = f->is_dict ? ST_KEY : ST_ELEM;
-                continue;
-            }
-            if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            fail_msg(c != ']' && c != '}' ? "Expecting ',' delimiter" : "Mismatched closer", base + i);
-            FAIL;
-        }
-        if (st <= ST_ELEM) {
-            Py_ssize_t pos = base + i;
-            if (c == '"') {
-                m->state = ST_STRING;
-                m->is_key = 0;
-                m->s_attached = 0;
-                m->s_first = 1;
-                m->s_pos = pos;
-                m->d_start = 0;
-                m->smax = 0;
-                Py_CLEAR(m->sbuf);
-                i++;
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                if (m->depth >= m->max_depth) {
-                    raise_at(PyUnicode_FromFormat("nesting deeper than max_depth=%zd", m->max_depth), pos, 1);
-                    FAIL;
-                }
-                if (open_container(m, c) < 0) FAIL;
-                i++;
-                continue;
-            }
-            if (c == ']' && st != ST_VALUE) {
-                if (st == ST_ELEM) {
-                    fail_msg("Trailing comma before ']'", pos);
-                    FAIL;
-                }
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            if (c == '-' || (c >= '0' && c <= '9')) {
-                Py_ssize_t j = i;
-                while (j < n && is_numchar(CH(j))) j++;
-                if (j >= n) {
-                    m->nlen = 0;
-                    if (n_reserve(m, n - i) < 0) FAIL;
-                    int nst = N_START;
-                    for (Py_ssize_t k = i; k < n; k++) {
-                        int nx = ndfa_step(nst, CH(k));
-                        if (nx == N_STUCK) {
-                            fail_msg("Invalid number", pos + (k - i));
-                            FAIL;
-                        }
-                        nst = nx;
-                        m->nbuf[m->nlen++] = (char)CH(k);
-                    }
-                    m->nbuf[m->nlen] = 0;
-                    m->ndfa = nst;
-                    if (m->max_tok >= 0 && m->nlen > m->max_tok) {
-                        raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos,
-                                 1);
-                        FAIL;
-                    }
-                    m->n_pos = pos;
-                    m->state = ST_NUMBER;
-                    i = n;
-                    continue;
-                }
-                if (m->max_tok >= 0 && j - i > m->max_tok) {
-                    raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos, 1);
-                    FAIL;
-                }
-                if (j - i == 1 && c == '-' && m->allow_nan && CH(j) == 'I') {
-                    static const char word[] = "-Infinity";
-                    Py_ssize_t k = 0;
-                    while (k < 9 && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
-                    if (k == 9) {
-                        val = PyFloat_FromDouble(-Py_HUGE_VAL);
-                        if (val == NULL) FAIL;
-                        i += 9;
-                    } else if (n - i < 9 && i + k == n) {
-                        if (set_carry(m, s, i, n) < 0) FAIL;
-                        i = n;
-                        continue;
-                    } else {
-                        fail_msg("Invalid literal", pos);
-                        FAIL;
-                    }
-                } else {
-                    char small[64];
-                    char *tok = small;
-                    Py_ssize_t len = j - i;
-                    if (len + 1 > (Py_ssize_t)sizeof(small)) {
-                        tok = PyMem_Malloc((size_t)len + 1);
-                        if (tok == NULL) {
-                            PyErr_NoMemory();
-                            FAIL;
-                        }
-                    }
-                    for (Py_ssize_t k = 0; k < len; k++) tok[k] = (char)CH(i + k);
-                    tok[len] = 0;
-                    val = number_value(m, tok, len, pos);
-                    if (tok != small) PyMem_Free(tok);
-                    if (val == NULL) FAIL;
-                    i = j;
-                }
-                if (scalar_done(m, val, K_number) < 0) FAIL;
-                Py_CLEAR(val);
-                continue;
-            }
-            PyObject *lit, *lkind;
-            const char *word = literal_word(m, c, &lit, &lkind);
-            if (word == NULL) {
-                fail_msg("Expecting value", pos);
-                FAIL;
-            }
-            Py_ssize_t wl = (Py_ssize_t)strlen(word);
-            Py_ssize_t k = 0;
-            while (k < wl && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
-            if (k == wl) {
-                if (lit == NULL) {
-                    val = PyFloat_FromDouble(word[0] == 'N' ? Py_NAN : Py_HUGE_VAL);
-                    if (val == NULL) FAIL;
-                } else {
-                    Py_INCREF(lit);
-                    val = lit;
-                }
-                i += wl;
-                if (scalar_done(m, val, lkind) < 0) FAIL;
-                Py_CLEAR(val);
-                continue;
-            }
-            if (i + k == n) { /* a prefix of the word so far: wait for more */
-                if (set_carry(m, s, i, n) < 0) FAIL;
-                i = n;
-                continue;
-            }
-            fail_msg("Expecting value", pos + k);
-            FAIL;
-        }
-        if (st == ST_KEY_FIRST || st == ST_KEY) {
-            if (c == '"') {
-                m->state = ST_STRING;
-                m->is_key = 1;
-                m->s_first = 1;
-                m->s_pos = base + i;
-                m->smax = 0;
-                Py_CLEAR(m->sbuf);
-                i++;
-                continue;
-            }
-            if (c == '}') {
-                if (st == ST_KEY) {
-                    fail_msg("Trailing comma before '}'", base + i);
-                    FAIL;
-                }
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            fail_msg("Expecting property name enclosed in double quotes", base + i);
-            FAIL;
-        }
-        /* ST_COLON */
-        if (c == ':') {
-            i++;
-            while (i < n && is_ws(CH(i))) i++;
-            m->state = ST_VALUE;
-            continue;
-        }
-        fail_msg("Expecting ':' delimiter", base + i);
-        FAIL;
-    }
-
-    /* the chunk boundary */
-    if (m->state == ST_STRING) {
-        m->s_first = 0;
-        if (!m->is_key) {
-            if (!m->s_attached && s_attach(m) < 0) FAIL;
-            if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
-            Py_ssize_t len = s_len(m);
-            if (m->events_on && len > m->d_start) {
-                PyObject *d = delta_text(m->sbuf, m->d_start, len, s);
-                int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
-                Py_XDECREF(d);
-                if (rc < 0) FAIL;
-                m->d_start = len;
-            }
-        }
-    }
-    if (release_ended(m) < 0) FAIL;
-    Py_DECREF(s);
-    return 0;
-
-error:
-    Py_XDECREF(val);
-    Py_DECREF(s);
-    return -1;
-#undef CH
-#undef FAIL
-}
-
 /* ------------------------------------------------------------------ lenient mode */
 
 /* The lenient machine reads what valid JSON and the common lenient cases need: strings
@@ -1980,14 +1543,107 @@ done:
     return rc;
 }
 
-/* Run one chunk through the lenient machine. */
-static int
-run_lenient(Machine *m, PyObject *chunk)
+/* ------------------------------------------------------------------ the scan's steps */
+
+/* One scan reads a chunk for both modes: scan(m, s, i, lenient) is inlined into run()
+ * (strict) and scan_lenient() with lenient a constant, so each gets its own loop with
+ * the other mode's branches compiled out.  The loop dispatches on the state to the
+ * steps, named as the Python machine's (jsonstream._machine): step_string,
+ * step_after_root, step_number, step_comment, step_token, step_after_value,
+ * step_value, step_key and step_colon, then step_boundary at the chunk's end;
+ * step_setup makes the text a chunk starts and step_end ends the input.  A step reads
+ * from sc->i and leaves sc->i where it stopped; it returns STEP_ON (0) to go on,
+ * STEP_FAIL (-1) with an exception set, or STEP_HAND (lenient) to hand the stream
+ * over to the Python machine at sc->hand.  A step hands over only at the start of a
+ * construct or where the construct's state is the machine's (m->state and the
+ * in-flight buffers), never halfway through its own locals, so the hand-over (and a
+ * take-back) always falls between steps. */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define STEP static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define STEP static __forceinline
+#else
+#define STEP static inline
+#endif
+
+enum { STEP_ON = 0, STEP_FAIL = -1, STEP_HAND = 1 };
+
+typedef struct {
+    PyObject *s; /* what was held back and the chunk (owned by the scan) */
+    int kind;
+    const void *data;
+    Py_ssize_t n, base; /* len(s); the stream offset of s[0] */
+    Py_ssize_t i;       /* where the next step reads */
+    Py_ssize_t hand;    /* STEP_HAND: where the Python machine takes over */
+    Py_ssize_t fast_end; /* lenient: the closing quote of a string value read in one piece */
+} Scan;
+
+/* The scan's text in locals (the steps' loops read them in registers). */
+#define SCAN_TEXT(sc)                         \
+    const int kind = (sc)->kind;              \
+    const void *const data = (sc)->data;      \
+    const Py_ssize_t n = (sc)->n;             \
+    const Py_ssize_t base = (sc)->base;       \
+    (void)n, (void)base
+#define CH(k) PyUnicode_READ(kind, data, (k))
+
+/* Hand over at s[k] (lenient). */
+STEP int
+hand_at(Scan *sc, Py_ssize_t k)
+{
+    sc->hand = k;
+    return STEP_HAND;
+}
+
+/* A string opens at stream offset pos (its quote read). */
+STEP void
+string_open(Machine *m, Py_ssize_t pos, int is_key)
+{
+    m->state = ST_STRING;
+    m->is_key = is_key;
+    if (!is_key) {
+        m->s_attached = 0;
+        m->d_start = 0;
+    }
+    m->s_first = 1;
+    m->s_pos = pos;
+    m->smax = 0;
+    Py_CLEAR(m->sbuf);
+}
+
+/* A comment opener at s[i] read on (lenient, comment kind), or the hand-over. */
+STEP int
+comment_or_hand(Machine *m, Scan *sc, Py_UCS4 c)
+{
+    if ((c == '/' || c == '#') && m->k_comment) {
+        Py_ssize_t e = skip_comment(m, sc->kind, sc->data, sc->n, sc->i, sc->base);
+        if (e == -2) return STEP_FAIL;
+        if (e < 0) return hand_at(sc, sc->i);
+        sc->i = e;
+        return STEP_ON;
+    }
+    return hand_at(sc, sc->i);
+}
+
+/* The chunk's text: what was held back, then the chunk (a new reference), with the
+ * in-flight string's slot released so that it can grow in place. */
+STEP PyObject *
+step_setup(Machine *m, PyObject *chunk, int lenient)
 {
     PyObject *s;
+    if (!lenient && m->state == ST_NUMBER && m->allow_nan && m->nlen == 1 && m->nbuf[0] == '-' &&
+        PyUnicode_GET_LENGTH(chunk) > 0 && PyUnicode_READ_CHAR(chunk, 0) == 'I') {
+        /* "-" ended the last chunk and "Infinity" follows: re-read it as a literal */
+        PyObject *c = PyUnicode_FromString("-");
+        if (c == NULL) return NULL;
+        Py_XSETREF(m->carry, c);
+        m->state = ST_VALUE;
+        m->nlen = 0;
+    }
     if (m->carry != NULL) {
         s = PyUnicode_Concat(m->carry, chunk);
-        if (s == NULL) return -1;
+        if (s == NULL) return NULL;
         Py_CLEAR(m->carry);
     } else {
         Py_INCREF(chunk);
@@ -1997,627 +1653,879 @@ run_lenient(Machine *m, PyObject *chunk)
         /* release the slot so the string can grow in place */
         if (slot_set(m, S_empty) < 0) {
             Py_DECREF(s);
-            return -1;
+            return NULL;
         }
     }
-    return scan_lenient(m, s, 0);
+    return s;
 }
 
-/* Read s (stolen: what was held back and the chunk) from s[i] to its end. */
-static int
-scan_lenient(Machine *m, PyObject *s, Py_ssize_t i)
+/* The in-flight string (or key) from sc->i: its plain runs, escapes, closing quote;
+ * lenient: the quote's verdict, single quotes, raw control characters, and a ',' ']'
+ * or '}' that may end a string missing its closing quote. */
+STEP int
+step_string(Machine *m, Scan *sc, const int lenient)
 {
-    int kind;
-    const void *data;
-    Py_ssize_t n, base;
-    Py_ssize_t hand = 0;
-    Py_ssize_t fast_end = -1; /* the closing quote of a string value read in one piece */
-    PyObject *val = NULL;
-#define CH(k) PyUnicode_READ(kind, data, (k))
-#define FAIL goto error
-#define HAND(k)          \
-    do {                 \
-        hand = (k);      \
-        goto handover;   \
-    } while (0)
-
-restart:
-    kind = PyUnicode_KIND(s);
-    data = PyUnicode_DATA(s);
-    n = PyUnicode_GET_LENGTH(s);
-    base = m->base = m->pos - n; /* s ends where the input read so far ends */
-    if (m->state == ST_PREAMBLE) HAND(i); /* the Python machine skips it, then gives back */
-    while (i < n) {
-        int st = m->state;
-        if (st == ST_STRING) {
-            Py_ssize_t seg = i;
-            for (;;) {
-                const Py_UCS4 q = m->quote;
-                if (q == '\'') { /* a single-quoted string: raw control characters are text */
-                    while (i < n) {
-                        Py_UCS4 d = CH(i);
-                        if (d == '\'' || d == '\\') break;
-                        i++;
-                    }
-                } else if (m->k_mquote && !m->is_key && fast_end < 0) {
-                    i = cut_run_end(kind, data, i, n);
-                } else {
-                    i = plain_run_end(kind, data, i, n);
-                }
-                if (i >= n) {
-                    if (s_flush(m, s, seg, n) < 0) FAIL;
-                    goto string_chunk_end;
-                }
-                Py_UCS4 c = CH(i);
-                if (c == q) {
-                    if (!m->is_key && m->k_inner && i != fast_end) {
-                        int v = fast_verdict(kind, data, n, i + 1);
-                        if (v == V_ASK) {
-                            if (s_flush(m, s, seg, i) < 0) FAIL;
-                            seg = i;
-                            v = ask(m, H_close_verdict, s, i + 1, m->sbuf != NULL ? m->sbuf : S_empty);
-                            if (v == -2) FAIL;
-                        }
-                        if (v == V_UNDECIDED) goto string_carry;
-                        if (v != V_CLOSE) goto string_hand; /* an inner quote, or "a" + "b" */
-                    }
-                    fast_end = -1;
-                    PyObject *text = s_final(m, s, seg, i);
-                    if (text == NULL) FAIL;
-                    i++;
-                    if (m->is_key) {
-                        Py_XSETREF(m->key, text);
-                        m->state = ST_COLON;
-                        break;
-                    }
-                    if (string_done(m, text) < 0) FAIL;
-                    break;
-                }
-                if (c == '\\') {
-                    if (scr_put_range(m, kind, data, seg, i) < 0) FAIL;
+    SCAN_TEXT(sc);
+    PyObject *const s = sc->s;
+    Py_ssize_t i = sc->i;
+    Py_ssize_t seg = i;
+    const char *err_msg = NULL; /* strict: the error at bad (lenient: hand over there) */
+    Py_ssize_t err_pos = 0;
+    for (;;) {
+        const Py_UCS4 q = lenient ? m->quote : '"';
+        if (lenient && q == '\'') { /* a single-quoted string: raw control characters are text */
+            while (i < n) {
+                Py_UCS4 d = CH(i);
+                if (d == '\'' || d == '\\') break;
+                i++;
+            }
+        } else if (lenient && m->k_mquote && !m->is_key && sc->fast_end < 0) {
+            i = cut_run_end(kind, data, i, n);
+        } else {
+            i = plain_run_end(kind, data, i, n);
+        }
+        if (i >= n) {
+            if (s_flush(m, s, seg, n) < 0) return STEP_FAIL;
+            goto chunk_end;
+        }
+        Py_UCS4 c = CH(i);
+        if (c == q) {
+            if (lenient && !m->is_key && m->k_inner && i != sc->fast_end) {
+                int v = fast_verdict(kind, data, n, i + 1);
+                if (v == V_ASK) {
+                    if (s_flush(m, s, seg, i) < 0) return STEP_FAIL;
                     seg = i;
-                    if (i + 1 >= n) goto string_carry;
-                    Py_UCS4 e = CH(i + 1);
-                    if (e == 'u') {
-                        Py_ssize_t avail = n - (i + 2);
-                        if (avail > 4) avail = 4;
-                        Py_UCS4 cp = 0;
-                        for (Py_ssize_t off = 0; off < avail; off++) {
-                            int h = hexval(CH(i + 2 + off));
-                            if (h < 0) goto string_hand;
-                            cp = cp * 16 + (Py_UCS4)h;
-                        }
-                        if (avail < 4) goto string_carry;
-                        if (cp >= 0xD800 && cp <= 0xDBFF) {
-                            Py_UCS4 nxt[6];
-                            Py_ssize_t nl;
-                            Py_UCS4 low = low_after(kind, data, n, i + 6, nxt, &nl);
-                            if (low) {
-                                if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) FAIL;
-                                i += 12;
-                                seg = i;
-                                continue;
-                            }
-                            if (nl < 6 && maybe_low(nxt, nl)) goto string_carry;
-                            Py_ssize_t bad = bad_escape_at(nxt, nl);
-                            if (bad >= 0 && bad <= low_prefix_len(nxt, nl)) goto string_hand;
-                        }
-                        if (scr_put(m, cp) < 0) FAIL;
-                        i += 6;
+                    v = ask(m, H_close_verdict, s, i + 1, m->sbuf != NULL ? m->sbuf : S_empty);
+                    if (v == -2) return STEP_FAIL;
+                }
+                if (v == V_UNDECIDED) goto carry;
+                if (v != V_CLOSE) goto bad; /* an inner quote, or "a" + "b" */
+            }
+            if (lenient) sc->fast_end = -1;
+            PyObject *text = s_final(m, s, seg, i);
+            if (text == NULL) return STEP_FAIL;
+            Py_ssize_t tlen = PyUnicode_GET_LENGTH(text);
+            i++;
+            if (m->is_key) {
+                if (!lenient && m->max_tok >= 0 && tlen > m->max_tok) {
+                    Py_DECREF(text);
+                    raise_at(PyUnicode_FromFormat(m->s_first ? "key longer than max_token_chars=%zd"
+                                                             : "string longer than max_token_chars=%zd",
+                                                  m->max_tok),
+                             m->s_pos, 1);
+                    return STEP_FAIL;
+                }
+                Py_XSETREF(m->key, text);
+                m->state = ST_COLON;
+                break;
+            }
+            if (!lenient && m->max_tok >= 0 && tlen > m->max_tok) {
+                if (m->s_attached) {
+                    m->sbuf = text; /* the partial shows it */
+                } else {
+                    Py_DECREF(text);
+                    m->state = ST_VALUE; /* opened in this chunk: the string never showed */
+                }
+                raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok), m->s_pos, 1);
+                return STEP_FAIL;
+            }
+            if (string_done(m, text) < 0) return STEP_FAIL;
+            break;
+        }
+        if (c == '\\') {
+            if (scr_put_range(m, kind, data, seg, i) < 0) return STEP_FAIL;
+            seg = i;
+            if (i + 1 >= n) goto carry;
+            Py_UCS4 e = CH(i + 1);
+            if (e == 'u') {
+                Py_ssize_t avail = n - (i + 2);
+                if (avail > 4) avail = 4;
+                Py_UCS4 cp = 0;
+                for (Py_ssize_t off = 0; off < avail; off++) {
+                    int h = hexval(CH(i + 2 + off));
+                    if (h < 0) {
+                        err_msg = "Invalid \\uXXXX escape";
+                        err_pos = base + i + 2 + off;
+                        goto bad;
+                    }
+                    cp = cp * 16 + (Py_UCS4)h;
+                }
+                if (avail < 4) goto carry;
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    Py_UCS4 nxt[6];
+                    Py_ssize_t nl;
+                    Py_UCS4 low = low_after(kind, data, n, i + 6, nxt, &nl);
+                    if (low) {
+                        if (scr_put(m, 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)) < 0) return STEP_FAIL;
+                        i += 12;
                         seg = i;
                         continue;
                     }
-                    Py_UCS4 dec = e == '\'' && q == '\'' ? '\'' : simple_escape(e);
-                    if (dec == 0xFFFFFFFF) goto string_hand; /* \' in "...", or an invalid escape */
-                    if (scr_put(m, dec) < 0) FAIL;
-                    i += 2;
-                    seg = i;
-                    continue;
-                }
-                if (c < 0x20) {
-                    /* a raw control character: text, reported once per string */
-                    if (!m->k_ctrl) goto string_hand;
-                    if (!m->ctrl_seen) {
-                        /* (the string value shows from its opening quote, as it streams) */
-                        if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
-                        if (report(m, R_control, base + i, M_control) < 0) FAIL;
-                        m->ctrl_seen = 1;
+                    if (nl < 6 && maybe_low(nxt, nl)) goto carry;
+                    /* a lone high surrogate: but a broken escape after it fails
+                       first, so the partial never shows the held half */
+                    Py_ssize_t bad = bad_escape_at(nxt, nl);
+                    if (bad >= 0 && bad <= low_prefix_len(nxt, nl)) {
+                        err_msg = "Invalid \\escape";
+                        err_pos = base + i + 6 + bad;
+                        goto bad;
                     }
-                    i++;
-                    continue;
                 }
-                /* a ',' ']' or '}' in a string value: its closing quote may be missing */
-                if (cut_is_text(kind, data, i, n, m->depth)) {
-                    i++;
-                    continue;
-                }
-                int v = ask(m, H_string_cut, s, i, NULL);
-                if (v == -2) FAIL;
-                if (v == V_UNDECIDED) goto string_carry;
-                if (v == V_CLOSE) goto string_hand;
-                i++;
+                if (scr_put(m, cp) < 0) return STEP_FAIL;
+                i += 6;
+                seg = i;
                 continue;
-
-            string_hand:
-                if (s_flush(m, s, seg, i) < 0) FAIL;
-                HAND(i);
-            string_carry:
-                if (s_flush(m, s, seg, i) < 0) FAIL;
-                if (set_carry(m, s, i, n) < 0) FAIL;
-                i = n;
-            string_chunk_end:
-                if (!m->is_key && !m->s_attached && s_attach(m) < 0) FAIL;
-                break;
             }
+            Py_UCS4 dec = lenient && e == '\'' && q == '\'' ? '\'' : simple_escape(e);
+            if (dec == 0xFFFFFFFF) { /* lenient: \' in "...", or an invalid escape */
+                err_msg = "Invalid \\escape";
+                err_pos = base + i + 1;
+                goto bad;
+            }
+            if (scr_put(m, dec) < 0) return STEP_FAIL;
+            i += 2;
+            seg = i;
             continue;
         }
-
-        Py_UCS4 c = CH(i);
-        if (st == ST_END) {
-            if (m->glue) {
-                if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') HAND(i);
-                m->glue = 0;
+        if (!lenient || c < 0x20) {
+            /* a raw control character; lenient: text, reported once per string */
+            if (!lenient || !m->k_ctrl) {
+                err_msg = "Invalid control character in string";
+                err_pos = base + i;
+                goto bad;
             }
-            if ((c == ']' || c == '}') && PyList_GET_SIZE(m->tail) == 0) HAND(i);
-            if (m->ignore_trailing) {
-                PyObject *text = PyUnicode_Substring(s, i, n);
-                if (text == NULL) FAIL;
-                int rc = PyList_Append(m->tail, text);
-                if (rc == 0 && m->events_on) {
-                    PyObject *p = PyLong_FromSsize_t(base + i);
-                    rc = p == NULL ? -1 : emit(m, H_Skipped, K_trailing, p, text);
-                    Py_XDECREF(p);
-                }
-                Py_DECREF(text);
-                if (rc < 0) FAIL;
-                i = n;
-                continue;
+            if (!m->ctrl_seen) {
+                /* (the string value shows from its opening quote, as it streams) */
+                if (!m->is_key && !m->s_attached && s_attach(m) < 0) return STEP_FAIL;
+                if (report(m, R_control, base + i, M_control) < 0) return STEP_FAIL;
+                m->ctrl_seen = 1;
             }
-            if (is_ws(c)) {
-                while (i < n && is_ws(CH(i))) i++;
-                continue;
-            }
-            if ((c == '/' || c == '#') && m->k_comment) {
-                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
-                if (e == -2) FAIL;
-                if (e < 0) HAND(i);
-                i = e;
-                continue;
-            }
-            HAND(i);
-        }
-        if (st == ST_NUMBER) {
-            if (m->nlen == 1 && m->nbuf[0] == '-' && c == 'I') HAND(i);
-            Py_ssize_t j = i;
-            while (j < n && is_numchar(CH(j))) j++;
-            int nst = m->ndfa;
-            for (Py_ssize_t k = i; k < j; k++) {
-                nst = ndfa_step(nst, CH(k));
-                if (nst == N_STUCK) HAND(i);
-            }
-            if (n_reserve(m, j - i) < 0) FAIL;
-            for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
-            m->nbuf[m->nlen] = 0;
-            m->ndfa = nst;
-            i = j;
-            if (i >= n) continue;
-            Py_UCS4 d = CH(i);
-            if (m->k_token && d == '/' && i + 1 >= n) {
-                if (set_carry(m, s, i, n) < 0) FAIL;
-                i = n;
-                continue;
-            }
-            if (m->k_token && (!number_end(d) || (d == '/' && CH(i + 1) != '/' && CH(i + 1) != '*'))) HAND(i);
-            if (!ndfa_accepts(m->ndfa)) HAND(i);
-            val = number_value(m, m->nbuf, m->nlen, m->n_pos);
-            if (val == NULL) FAIL;
-            m->nlen = 0;
-            if (scalar_done(m, val, K_number) < 0) FAIL;
-            Py_CLEAR(val);
-            continue;
-        }
-        if (st == ST_COMMENT) {
-            int block = m->c_block;
-            Py_ssize_t k = i;
-            for (; k < n; k++) {
-                Py_UCS4 e = CH(k);
-                if (block ? (e == '*' && k + 1 < n && CH(k + 1) == '/') : e == '\n') break;
-            }
-            if (k < n) {
-                i = k + (block ? 2 : 1);
-                m->state = m->c_ret;
-                m->c_closer = 0;
-                Py_CLEAR(m->c_tail);
-                continue;
-            }
-            if (block) {
-                if (n - 1 >= i && CH(n - 1) == '*' && set_carry(m, s, n - 1, n) < 0) FAIL;
-            } else if (m->depth > 0 && !m->c_closer) {
-                PyObject *rest = PyUnicode_Substring(s, i, n);
-                if (rest == NULL) FAIL;
-                PyObject *seen = m->c_tail != NULL ? PyUnicode_Concat(m->c_tail, rest) : rest;
-                if (m->c_tail != NULL) Py_DECREF(rest);
-                if (seen == NULL) FAIL;
-                m->c_closer = comment_member(seen);
-                Py_ssize_t sl = PyUnicode_GET_LENGTH(seen);
-                Py_XSETREF(m->c_tail, PyUnicode_Substring(seen, sl > 40 ? sl - 40 : 0, sl));
-                Py_DECREF(seen);
-                if (m->c_tail == NULL) FAIL;
-            }
-            i = n;
-            continue;
-        }
-        if (st == ST_UKEY) {
-            Py_ssize_t j = i;
-            while (j < n && ident_char(CH(j))) j++;
-            if (j > i) {
-                PyObject *part = PyUnicode_Substring(s, i, j);
-                if (part == NULL) FAIL;
-                if (m->ubuf == NULL) {
-                    m->ubuf = part;
-                } else {
-                    PyUnicode_Append(&m->ubuf, part);
-                    Py_DECREF(part);
-                    if (m->ubuf == NULL) FAIL;
-                }
-            }
-            i = j;
-            if (i >= n) continue;
-            PyObject *k = m->ubuf != NULL ? m->ubuf : S_empty;
-            Py_INCREF(k);
-            Py_XSETREF(m->key, k);
-            Py_CLEAR(m->ubuf);
-            m->state = ST_COLON;
-            if (CH(i) == '"' && m->k_mquote) {
-                /* '{a": 1}': the quote glued to the key closes it */
-                PyObject *g = PyObject_CallFunction(H_glued_quote, "OOnO", m->repairs,
-                                                    m->events_on ? m->events : Py_None, base + i, K_key_word);
-                if (g == NULL) FAIL;
-                Py_DECREF(g);
-                i++;
-            }
-            continue;
-        }
-        if (st == ST_UVAL) {
-            if (c == '/') HAND(i);
-            Py_ssize_t j = i;
-            while (j < n) {
-                Py_UCS4 d = CH(j);
-                if (word_stop(d) || (m->k_space && is_uspace(d))) break;
-                j++;
-            }
-            if (j > i) {
-                PyObject *part = PyUnicode_Substring(s, i, j);
-                if (part == NULL) FAIL;
-                if (m->ubuf == NULL) {
-                    m->ubuf = part;
-                } else {
-                    PyUnicode_Append(&m->ubuf, part);
-                    Py_DECREF(part);
-                    if (m->ubuf == NULL) FAIL;
-                }
-            }
-            i = j;
-            if (i >= n) continue;
-            Py_UCS4 d = CH(i);
-            if (d == '/') continue;
-            if (d == ' ' || d == '\t' || (m->k_space && is_uspace(d)) || m->ubuf == NULL) HAND(i);
-            if (token_done(m, s, i, base, &i) < 0) FAIL;
-            continue;
-        }
-        if (is_ws(c)) {
             i++;
-            while (i < n && is_ws(CH(i))) i++;
             continue;
         }
-        if (st == ST_AFTER) {
-            Frame *f = &m->stack[m->depth - 1];
-            if (c == ',') {
-                i++;
-                while (i < n && is_ws(CH(i))) i++;
-                m->state = f->is_dict ? ST_KEY : ST_ELEM;
-                continue;
-            }
-            if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            if ((c == '/' || c == '#') && m->k_comment) {
-                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
-                if (e == -2) FAIL;
-                if (e < 0) HAND(i);
-                i = e;
-                continue;
-            }
-            if (m->k_missing_comma &&
-                (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || (c >= 'a' && c <= 'z') ||
-                 (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
-                 (c == '{' && !(m->k_closer && f->is_dict && m->depth > 1 && !m->stack[m->depth - 2].is_dict)))) {
-                /* the next member or item, its comma missing */
-                if (report(m, R_missing_comma, base + i, M_missing_comma) < 0) FAIL;
-                m->state = f->is_dict ? ST_KEY : ST_ELEM;
-                continue;
-            }
-            HAND(i);
-        }
-        if (st <= ST_ELEM) {
-            Py_ssize_t pos = base + i;
-            if (c == '\'' && m->k_single) {
-                if (report(m, R_single, pos, M_single_string) < 0) FAIL;
-                fast_end = -1;
-                m->ctrl_seen = 0;
-                m->quote = '\'';
-                m->state = ST_STRING;
-                m->is_key = 0;
-                m->s_attached = 0;
-                m->s_first = 1;
-                m->s_pos = pos;
-                m->d_start = 0;
-                m->smax = 0;
-                Py_CLEAR(m->sbuf);
-                i++;
-                continue;
-            }
-            if (c == '"') {
-                fast_end = -1;
-                m->ctrl_seen = 0;
-                m->quote = '"';
-                if (m->k_mquote) {
-                    /* as the Python machine's fast path: a string read in one piece
-                       whose quote closes it is not cut at a comma or a closer */
-                    Py_ssize_t q = prescan(kind, data, i + 1, n);
-                    if (q >= 0) {
-                        int v = fast_verdict(kind, data, n, q + 1);
-                        if (v == V_CLOSE)
-                            fast_end = q;
-                        else if (v == V_ASK)
-                            q = -2;
-                    }
-                    if (q == -2) {
-                        PyObject *stack = top_list(m);
-                        if (stack == NULL) FAIL;
-                        PyObject *r = PyObject_CallFunction(H_string_fast, "OnO", s, i, stack);
-                        Py_DECREF(stack);
-                        if (r == NULL) FAIL;
-                        Py_ssize_t e = PyLong_AsSsize_t(r);
-                        Py_DECREF(r);
-                        if (e == -1 && PyErr_Occurred()) FAIL;
-                        if (e > 0) fast_end = e - 1;
-                    }
-                }
-                m->state = ST_STRING;
-                m->is_key = 0;
-                m->s_attached = 0;
-                m->s_first = 1;
-                m->s_pos = pos;
-                m->d_start = 0;
-                m->smax = 0;
-                Py_CLEAR(m->sbuf);
-                i++;
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                if (m->depth >= m->max_depth) HAND(i);
-                if (open_container(m, c) < 0) FAIL;
-                i++;
-                continue;
-            }
-            if (c == ']' && (st == ST_ELEM_FIRST || (st == ST_ELEM && m->k_trailing_comma))) {
-                if (st == ST_ELEM && report(m, R_trailing_comma, pos, M_trailing_comma) < 0) FAIL;
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            if (c == '-' || (c >= '0' && c <= '9')) {
-                Py_ssize_t j = i;
-                while (j < n && is_numchar(CH(j))) j++;
-                int nst = N_START;
-                for (Py_ssize_t k = i; k < j && nst != N_STUCK; k++) nst = ndfa_step(nst, CH(k));
-                if (j >= n) {
-                    if (nst == N_STUCK) HAND(i);
-                    m->nlen = 0;
-                    if (n_reserve(m, n - i) < 0) FAIL;
-                    for (Py_ssize_t k = i; k < n; k++) m->nbuf[m->nlen++] = (char)CH(k);
-                    m->nbuf[m->nlen] = 0;
-                    m->ndfa = nst;
-                    m->n_pos = pos;
-                    m->state = ST_NUMBER;
-                    i = n;
-                    continue;
-                }
-                Py_UCS4 d = CH(j);
-                if (j - i == 1 && c == '-' && d == 'I') HAND(i);
-                if (m->k_token && d == '/' && j + 1 >= n) {
-                    /* "1/3" or a comment after 1: the next character says */
-                    if (nst == N_STUCK) HAND(i);
-                    m->nlen = 0;
-                    if (n_reserve(m, j - i) < 0) FAIL;
-                    for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
-                    m->nbuf[m->nlen] = 0;
-                    m->ndfa = nst;
-                    m->n_pos = pos;
-                    m->state = ST_NUMBER;
-                    if (set_carry(m, s, j, n) < 0) FAIL;
-                    i = n;
-                    continue;
-                }
-                int whole = nst != N_STUCK && ndfa_accepts(nst);
-                if (!whole) HAND(i);
-                if (m->k_token && (!number_end(d) || (d == '/' && CH(j + 1) != '/' && CH(j + 1) != '*'))) HAND(i);
-                char small[64];
-                char *tok = small;
-                Py_ssize_t len = j - i;
-                if (len + 1 > (Py_ssize_t)sizeof(small)) {
-                    tok = PyMem_Malloc((size_t)len + 1);
-                    if (tok == NULL) {
-                        PyErr_NoMemory();
-                        FAIL;
-                    }
-                }
-                for (Py_ssize_t k = 0; k < len; k++) tok[k] = (char)CH(i + k);
-                tok[len] = 0;
-                val = number_value(m, tok, len, pos);
-                if (tok != small) PyMem_Free(tok);
-                if (val == NULL) FAIL;
-                i = j;
-                if (scalar_done(m, val, K_number) < 0) FAIL;
-                Py_CLEAR(val);
-                continue;
-            }
-            if (m->k_token) {
-                if (m->depth > 0 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')) {
-                    /* "New York", "TRUE", "None": held back until the token ends */
-                    Py_CLEAR(m->ubuf);
-                    m->u_pos = pos;
-                    m->state = ST_UVAL;
-                    continue;
-                }
-                if (c != '/' && c != '#') HAND(i);
-            }
-            if (c == 't' || c == 'f' || c == 'n') {
-                PyObject *lit = NULL, *lkind = NULL;
-                const char *word = literal_word(m, c, &lit, &lkind);
-                Py_ssize_t wl = (Py_ssize_t)strlen(word);
-                Py_ssize_t k = 0;
-                while (k < wl && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
-                if (k == wl) {
-                    Py_INCREF(lit);
-                    val = lit;
-                    i += wl;
-                    if (scalar_done(m, val, lkind) < 0) FAIL;
-                    Py_CLEAR(val);
-                    continue;
-                }
-                if (i + k == n) { /* a prefix of the word so far: wait for more */
-                    if (set_carry(m, s, i, n) < 0) FAIL;
-                    i = n;
-                    continue;
-                }
-            }
-            if ((c == '/' || c == '#') && m->k_comment) {
-                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
-                if (e == -2) FAIL;
-                if (e < 0) HAND(i);
-                i = e;
-                continue;
-            }
-            HAND(i);
-        }
-        if (st == ST_KEY_FIRST || st == ST_KEY) {
-            if (c == '"' || (c == '\'' && m->k_single)) {
-                if (c == '\'' && report(m, R_single, base + i, M_single_key) < 0) FAIL;
-                m->ctrl_seen = 0;
-                m->quote = c;
-                m->state = ST_STRING;
-                m->is_key = 1;
-                m->s_first = 1;
-                m->s_pos = base + i;
-                m->smax = 0;
-                Py_CLEAR(m->sbuf);
-                i++;
-                continue;
-            }
-            if (c == '}' && (st == ST_KEY_FIRST || m->k_trailing_comma)) {
-                if (st == ST_KEY && report(m, R_trailing_comma, base + i, M_trailing_comma) < 0) FAIL;
-                i++;
-                if (close_container(m) < 0) FAIL;
-                continue;
-            }
-            if (m->k_unquoted_key && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                                      c == '_' || c == '$')) {
-                if (report(m, R_unquoted_key, base + i, M_unquoted_key) < 0) FAIL;
-                Py_CLEAR(m->ubuf);
-                m->state = ST_UKEY;
-                continue;
-            }
-            if ((c == '/' || c == '#') && m->k_comment) {
-                Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
-                if (e == -2) FAIL;
-                if (e < 0) HAND(i);
-                i = e;
-                continue;
-            }
-            HAND(i);
-        }
-        /* ST_COLON */
-        if (c == ':') {
+        /* (lenient) a ',' ']' or '}' in a string value: its closing quote may be missing */
+        if (cut_is_text(kind, data, i, n, m->depth)) {
             i++;
-            while (i < n && is_ws(CH(i))) i++;
-            m->state = ST_VALUE;
             continue;
         }
-        if ((c == '/' || c == '#') && m->k_comment) {
-            Py_ssize_t e = skip_comment(m, kind, data, n, i, base);
-            if (e == -2) FAIL;
-            if (e < 0) HAND(i);
-            i = e;
-            continue;
+        int v = ask(m, H_string_cut, s, i, NULL);
+        if (v == -2) return STEP_FAIL;
+        if (v == V_UNDECIDED) goto carry;
+        if (v == V_CLOSE) goto bad;
+        i++;
+        continue;
+
+    bad: /* strict: the error; lenient: the Python machine reads on from s[i] */
+        if (s_flush(m, s, seg, i) < 0) return STEP_FAIL;
+        if (lenient) {
+            sc->i = i;
+            return hand_at(sc, i);
         }
-        HAND(i);
+        fail_msg(err_msg, err_pos);
+        return STEP_FAIL;
+    carry: /* undecided until the next chunk: s[i:] is held back */
+        if (s_flush(m, s, seg, i) < 0) return STEP_FAIL;
+        if (set_carry(m, s, i, n) < 0) return STEP_FAIL;
+        i = n;
+    chunk_end:
+        if (!m->is_key && !m->s_attached && s_attach(m) < 0) return STEP_FAIL;
+        if (!lenient && m->max_tok >= 0 && s_len(m) > m->max_tok) {
+            raise_at(PyUnicode_FromFormat("string longer than max_token_chars=%zd", m->max_tok), m->s_pos, 1);
+            return STEP_FAIL;
+        }
+        break;
     }
+    sc->i = i;
+    return STEP_ON;
+}
 
-    /* the chunk boundary */
+/* After the root value ended (a fenced one too: the fence's tail is trailing text):
+ * glued text, trailing text (ignore_trailing), blanks; lenient: a stray closer, a
+ * comment; anything else is an error (strict) or the Python machine's. */
+STEP int
+step_after_root(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    if (m->glue) {
+        if (Py_UNICODE_ISALNUM(c) || c == '_' || c == '$' || c == '.' || c == '+' || c == '-') {
+            if (lenient) return hand_at(sc, i);
+            m->glue = 0;
+            /* "12abc", "false$": never a silent prefix of one token */
+            fail_msg("Invalid value: text glued to it", base + i);
+            return STEP_FAIL;
+        }
+        m->glue = 0;
+    }
+    if (lenient && (c == ']' || c == '}') && PyList_GET_SIZE(m->tail) == 0) return hand_at(sc, i);
+    if (m->ignore_trailing) {
+        PyObject *text = PyUnicode_Substring(sc->s, i, n);
+        if (text == NULL) return STEP_FAIL;
+        int rc = PyList_Append(m->tail, text);
+        if (rc == 0 && m->events_on) {
+            PyObject *p = PyLong_FromSsize_t(base + i);
+            rc = p == NULL ? -1 : emit(m, H_Skipped, K_trailing, p, text);
+            Py_XDECREF(p);
+        }
+        Py_DECREF(text);
+        if (rc < 0) return STEP_FAIL;
+        sc->i = n;
+        return STEP_ON;
+    }
+    if (is_ws(c)) {
+        while (i < n && is_ws(CH(i))) i++;
+        sc->i = i;
+        return STEP_ON;
+    }
+    if (lenient) return comment_or_hand(m, sc, c);
+    fail_msg("Extra data after the JSON value", base + i);
+    return STEP_FAIL;
+}
+
+/* The number going on from the last chunk (state number): its characters in this
+ * chunk, and its value once a character ends it. */
+STEP int
+step_number(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    if (lenient && m->nlen == 1 && m->nbuf[0] == '-' && c == 'I') return hand_at(sc, i);
+    Py_ssize_t j = i;
+    while (j < n && is_numchar(CH(j))) j++;
+    if (n_reserve(m, j - i) < 0) return STEP_FAIL;
+    int nst = m->ndfa;
+    for (Py_ssize_t k = i; k < j; k++) {
+        nst = ndfa_step(nst, CH(k));
+        if (nst == N_STUCK) {
+            if (lenient) return hand_at(sc, i);
+            fail_msg("Invalid number", m->n_pos + m->nlen + (k - i));
+            return STEP_FAIL;
+        }
+    }
+    m->ndfa = nst;
+    for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
+    m->nbuf[m->nlen] = 0;
+    sc->i = i = j;
+    if (!lenient && m->max_tok >= 0 && m->nlen > m->max_tok) {
+        raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), m->n_pos, 1);
+        return STEP_FAIL;
+    }
+    if (i >= n) return STEP_ON;
+    if (lenient) {
+        Py_UCS4 d = CH(i);
+        if (m->k_token && d == '/' && i + 1 >= n) {
+            if (set_carry(m, sc->s, i, n) < 0) return STEP_FAIL;
+            sc->i = n;
+            return STEP_ON;
+        }
+        if (m->k_token && (!number_end(d) || (d == '/' && CH(i + 1) != '/' && CH(i + 1) != '*')))
+            return hand_at(sc, i);
+        if (!ndfa_accepts(m->ndfa)) return hand_at(sc, i);
+    }
+    PyObject *val = number_value(m, m->nbuf, m->nlen, m->n_pos);
+    if (val == NULL) return STEP_FAIL;
+    m->nlen = 0;
+    int rc = scalar_done(m, val, K_number);
+    Py_DECREF(val);
+    return rc < 0 ? STEP_FAIL : STEP_ON;
+}
+
+/* The value of the number token s[i:j] that ends in this chunk (new reference). */
+STEP PyObject *
+number_token(Machine *m, int kind, const void *data, Py_ssize_t i, Py_ssize_t j, Py_ssize_t pos)
+{
+    char small[64];
+    char *tok = small;
+    Py_ssize_t len = j - i;
+    if (len + 1 > (Py_ssize_t)sizeof(small)) {
+        tok = PyMem_Malloc((size_t)len + 1);
+        if (tok == NULL) return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < len; k++) tok[k] = (char)CH(i + k);
+    tok[len] = 0;
+    PyObject *val = number_value(m, tok, len, pos);
+    if (tok != small) PyMem_Free(tok);
+    return val;
+}
+
+/* Hold the number s[i:j] that runs to the chunk's end (its DFA state nst) in nbuf:
+ * the state number reads on. */
+STEP int
+number_hold(Machine *m, Scan *sc, Py_ssize_t i, Py_ssize_t j, int nst)
+{
+    SCAN_TEXT(sc);
+    m->nlen = 0;
+    if (n_reserve(m, j - i) < 0) return STEP_FAIL;
+    for (Py_ssize_t k = i; k < j; k++) m->nbuf[m->nlen++] = (char)CH(k);
+    m->nbuf[m->nlen] = 0;
+    m->ndfa = nst;
+    m->n_pos = base + i;
+    m->state = ST_NUMBER;
+    return STEP_ON;
+}
+
+/* A number that starts at s[i] (c: '-' or a digit): its value when it ends in this
+ * chunk, else held (state number); strict: "-Infinity" (allow_nan). */
+STEP int
+number_start(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    const Py_ssize_t i = sc->i, pos = base + i;
+    Py_ssize_t j = i;
+    while (j < n && is_numchar(CH(j))) j++;
+    PyObject *val;
+    if (j >= n) {
+        /* to the chunk's end: held, read on by step_number */
+        int nst = N_START;
+        for (Py_ssize_t k = i; k < n; k++) {
+            nst = ndfa_step(nst, CH(k));
+            if (nst == N_STUCK) {
+                if (lenient) return hand_at(sc, i);
+                fail_msg("Invalid number", pos + (k - i));
+                return STEP_FAIL;
+            }
+        }
+        if (!lenient && m->max_tok >= 0 && n - i > m->max_tok) {
+            raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos, 1);
+            return STEP_FAIL;
+        }
+        if (number_hold(m, sc, i, n, nst) < 0) return STEP_FAIL;
+        sc->i = n;
+        return STEP_ON;
+    }
+    if (lenient) {
+        int nst = N_START;
+        for (Py_ssize_t k = i; k < j && nst != N_STUCK; k++) nst = ndfa_step(nst, CH(k));
+        Py_UCS4 d = CH(j);
+        if (j - i == 1 && c == '-' && d == 'I') return hand_at(sc, i);
+        if (m->k_token && d == '/' && j + 1 >= n) {
+            /* "1/3" or a comment after 1: the next character says */
+            if (nst == N_STUCK) return hand_at(sc, i);
+            if (number_hold(m, sc, i, j, nst) < 0) return STEP_FAIL;
+            if (set_carry(m, sc->s, j, n) < 0) return STEP_FAIL;
+            sc->i = n;
+            return STEP_ON;
+        }
+        if (nst == N_STUCK || !ndfa_accepts(nst)) return hand_at(sc, i);
+        if (m->k_token && (!number_end(d) || (d == '/' && CH(j + 1) != '/' && CH(j + 1) != '*')))
+            return hand_at(sc, i);
+    } else {
+        if (m->max_tok >= 0 && j - i > m->max_tok) {
+            raise_at(PyUnicode_FromFormat("number longer than max_token_chars=%zd", m->max_tok), pos, 1);
+            return STEP_FAIL;
+        }
+        if (j - i == 1 && c == '-' && m->allow_nan && CH(j) == 'I') {
+            static const char word[] = "-Infinity";
+            Py_ssize_t k = 0;
+            while (k < 9 && i + k < n && CH(i + k) == (Py_UCS4)word[k]) k++;
+            if (k == 9) {
+                val = PyFloat_FromDouble(-Py_HUGE_VAL);
+                if (val == NULL) return STEP_FAIL;
+                sc->i = i + 9;
+                goto done;
+            }
+            if (n - i < 9 && i + k == n) {
+                if (set_carry(m, sc->s, i, n) < 0) return STEP_FAIL;
+                sc->i = n;
+                return STEP_ON;
+            }
+            fail_msg("Invalid literal", pos);
+            return STEP_FAIL;
+        }
+    }
+    val = number_token(m, kind, data, i, j, pos);
+    if (val == NULL) return STEP_FAIL;
+    sc->i = j;
+done:;
+    int rc = scalar_done(m, val, K_number);
+    Py_DECREF(val);
+    return rc < 0 ? STEP_FAIL : STEP_ON;
+}
+
+/* A literal at s[i] (its word, its value: NULL for NaN and Infinity): its value once
+ * read in whole, held back while the chunk ends inside it; 1 when the text is not it
+ * (*k: how far it matched). */
+STEP int
+literal_read(Machine *m, Scan *sc, const char *word, PyObject *lit, PyObject *lkind, Py_ssize_t *k)
+{
+    SCAN_TEXT(sc);
+    const Py_ssize_t i = sc->i;
+    Py_ssize_t wl = (Py_ssize_t)strlen(word);
+    Py_ssize_t at = 0;
+    while (at < wl && i + at < n && CH(i + at) == (Py_UCS4)word[at]) at++;
+    *k = at;
+    if (at == wl) {
+        PyObject *val;
+        if (lit == NULL) {
+            val = PyFloat_FromDouble(word[0] == 'N' ? Py_NAN : Py_HUGE_VAL);
+            if (val == NULL) return STEP_FAIL;
+        } else {
+            Py_INCREF(lit);
+            val = lit;
+        }
+        sc->i = i + wl;
+        int rc = scalar_done(m, val, lkind);
+        Py_DECREF(val);
+        return rc < 0 ? STEP_FAIL : STEP_ON;
+    }
+    if (i + at == n) { /* a prefix of the word so far: wait for more */
+        if (set_carry(m, sc->s, i, n) < 0) return STEP_FAIL;
+        sc->i = n;
+        return STEP_ON;
+    }
+    return 1;
+}
+
+/* A value where one may start (value, first item, item after a comma), at c = s[i]
+ * (not a blank): a string, a container, the closer of an empty array, a number, a
+ * literal; lenient: single quotes, a trailing comma, an unquoted token, a comment. */
+STEP int
+step_value(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    const int st = m->state;
+    const Py_ssize_t i = sc->i, pos = base + i;
+    if (lenient && c == '\'' && m->k_single) {
+        if (report(m, R_single, pos, M_single_string) < 0) return STEP_FAIL;
+        sc->fast_end = -1;
+        m->ctrl_seen = 0;
+        m->quote = '\'';
+        string_open(m, pos, 0);
+        sc->i = i + 1;
+        return STEP_ON;
+    }
+    if (c == '"') {
+        if (lenient) {
+            sc->fast_end = -1;
+            m->ctrl_seen = 0;
+            m->quote = '"';
+            if (m->k_mquote) {
+                /* as the Python machine's fast path: a string read in one piece
+                   whose quote closes it is not cut at a comma or a closer */
+                Py_ssize_t q = prescan(kind, data, i + 1, n);
+                if (q >= 0) {
+                    int v = fast_verdict(kind, data, n, q + 1);
+                    if (v == V_CLOSE)
+                        sc->fast_end = q;
+                    else if (v == V_ASK)
+                        q = -2;
+                }
+                if (q == -2) {
+                    PyObject *stack = top_list(m);
+                    if (stack == NULL) return STEP_FAIL;
+                    PyObject *r = PyObject_CallFunction(H_string_fast, "OnO", sc->s, i, stack);
+                    Py_DECREF(stack);
+                    if (r == NULL) return STEP_FAIL;
+                    Py_ssize_t e = PyLong_AsSsize_t(r);
+                    Py_DECREF(r);
+                    if (e == -1 && PyErr_Occurred()) return STEP_FAIL;
+                    if (e > 0) sc->fast_end = e - 1;
+                }
+            }
+        }
+        string_open(m, pos, 0);
+        sc->i = i + 1;
+        return STEP_ON;
+    }
+    if (c == '{' || c == '[') {
+        if (m->depth >= m->max_depth) {
+            if (lenient) return hand_at(sc, i);
+            raise_at(PyUnicode_FromFormat("nesting deeper than max_depth=%zd", m->max_depth), pos, 1);
+            return STEP_FAIL;
+        }
+        if (open_container(m, c) < 0) return STEP_FAIL;
+        sc->i = i + 1;
+        return STEP_ON;
+    }
+    if (c == ']' && st != ST_VALUE) {
+        if (st == ST_ELEM_FIRST || (lenient && m->k_trailing_comma)) {
+            if (lenient && st == ST_ELEM && report(m, R_trailing_comma, pos, M_trailing_comma) < 0)
+                return STEP_FAIL;
+            sc->i = i + 1;
+            return close_container(m) < 0 ? STEP_FAIL : STEP_ON;
+        }
+        if (lenient) return hand_at(sc, i);
+        fail_msg("Trailing comma before ']'", pos);
+        return STEP_FAIL;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return number_start(m, sc, c, lenient);
+    PyObject *lit = NULL, *lkind = NULL;
+    Py_ssize_t k = 0;
+    if (lenient) {
+        if (m->k_token) {
+            if (m->depth > 0 && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$')) {
+                /* "New York", "TRUE", "None": held back until the token ends */
+                Py_CLEAR(m->ubuf);
+                m->u_pos = pos;
+                m->state = ST_UVAL;
+                return STEP_ON;
+            }
+            if (c != '/' && c != '#') return hand_at(sc, i);
+        }
+        if (c == 't' || c == 'f' || c == 'n') {
+            const char *word = literal_word(m, c, &lit, &lkind);
+            int rc = literal_read(m, sc, word, lit, lkind, &k);
+            if (rc <= 0) return rc;
+        }
+        return comment_or_hand(m, sc, c);
+    }
+    const char *word = literal_word(m, c, &lit, &lkind);
+    if (word != NULL) {
+        int rc = literal_read(m, sc, word, lit, lkind, &k);
+        if (rc <= 0) return rc;
+    }
+    fail_msg("Expecting value", pos + k);
+    return STEP_FAIL;
+}
+
+/* A key where one may start (first key, key after a comma), at c = s[i] (not a
+ * blank): a string, the closer of an empty object; lenient: single quotes, a trailing
+ * comma, an unquoted key, a comment. */
+STEP int
+step_key(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    const int st = m->state;
+    const Py_ssize_t i = sc->i, pos = sc->base + i;
+    if (c == '"' || (lenient && c == '\'' && m->k_single)) {
+        if (lenient) {
+            if (c == '\'' && report(m, R_single, pos, M_single_key) < 0) return STEP_FAIL;
+            m->ctrl_seen = 0;
+            m->quote = c;
+        }
+        string_open(m, pos, 1);
+        sc->i = i + 1;
+        return STEP_ON;
+    }
+    if (c == '}') {
+        if (st == ST_KEY_FIRST || (lenient && m->k_trailing_comma)) {
+            if (lenient && st == ST_KEY && report(m, R_trailing_comma, pos, M_trailing_comma) < 0)
+                return STEP_FAIL;
+            sc->i = i + 1;
+            return close_container(m) < 0 ? STEP_FAIL : STEP_ON;
+        }
+        if (lenient) return hand_at(sc, i);
+        fail_msg("Trailing comma before '}'", pos);
+        return STEP_FAIL;
+    }
+    if (!lenient) {
+        fail_msg("Expecting property name enclosed in double quotes", pos);
+        return STEP_FAIL;
+    }
+    if (m->k_unquoted_key &&
+        ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$')) {
+        if (report(m, R_unquoted_key, pos, M_unquoted_key) < 0) return STEP_FAIL;
+        Py_CLEAR(m->ubuf);
+        m->state = ST_UKEY;
+        return STEP_ON;
+    }
+    return comment_or_hand(m, sc, c);
+}
+
+/* The colon after a key, at c = s[i] (not a blank); lenient: a comment. */
+STEP int
+step_colon(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    if (c == ':') {
+        i++;
+        while (i < n && is_ws(CH(i))) i++;
+        sc->i = i;
+        m->state = ST_VALUE;
+        return STEP_ON;
+    }
+    if (lenient) return comment_or_hand(m, sc, c);
+    fail_msg("Expecting ':' delimiter", base + i);
+    return STEP_FAIL;
+}
+
+/* After a value in a container, at c = s[i] (not a blank): a comma, the container's
+ * closer; lenient: a comment, a missing comma before the next member. */
+STEP int
+step_after_value(Machine *m, Scan *sc, Py_UCS4 c, const int lenient)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    Frame *f = &m->stack[m->depth - 1];
+    if (c == ',') {
+        i++;
+        while (i < n && is_ws(CH(i))) i++;
+        sc->i = i;
+        m->state = f->is_dict ? ST_KEY : ST_ELEM;
+        return STEP_ON;
+    }
+    if ((c == ']' && !f->is_dict) || (c == '}' && f->is_dict)) {
+        sc->i = i + 1;
+        return close_container(m) < 0 ? STEP_FAIL : STEP_ON;
+    }
+    if (!lenient) {
+        fail_msg(c != ']' && c != '}' ? "Expecting ',' delimiter" : "Mismatched closer", base + i);
+        return STEP_FAIL;
+    }
+    if ((c == '/' || c == '#') && m->k_comment) return comment_or_hand(m, sc, c);
+    if (m->k_missing_comma &&
+        (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == '[' || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
+         (c == '{' && !(m->k_closer && f->is_dict && m->depth > 1 && !m->stack[m->depth - 2].is_dict)))) {
+        /* the next member or item, its comma missing */
+        if (report(m, R_missing_comma, base + i, M_missing_comma) < 0) return STEP_FAIL;
+        m->state = f->is_dict ? ST_KEY : ST_ELEM;
+        return STEP_ON;
+    }
+    return hand_at(sc, i);
+}
+
+/* Inside a comment (lenient, state comment): its end, or on to the next chunk
+ * (watching a line comment in a container for a closer and the next member). */
+STEP int
+step_comment(Machine *m, Scan *sc)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    int block = m->c_block;
+    Py_ssize_t k = i;
+    for (; k < n; k++) {
+        Py_UCS4 e = CH(k);
+        if (block ? (e == '*' && k + 1 < n && CH(k + 1) == '/') : e == '\n') break;
+    }
+    if (k < n) {
+        sc->i = k + (block ? 2 : 1);
+        m->state = m->c_ret;
+        m->c_closer = 0;
+        Py_CLEAR(m->c_tail);
+        return STEP_ON;
+    }
+    if (block) {
+        if (n - 1 >= i && CH(n - 1) == '*' && set_carry(m, sc->s, n - 1, n) < 0) return STEP_FAIL;
+    } else if (m->depth > 0 && !m->c_closer) {
+        PyObject *rest = PyUnicode_Substring(sc->s, i, n);
+        if (rest == NULL) return STEP_FAIL;
+        PyObject *seen = m->c_tail != NULL ? PyUnicode_Concat(m->c_tail, rest) : rest;
+        if (m->c_tail != NULL) Py_DECREF(rest);
+        if (seen == NULL) return STEP_FAIL;
+        m->c_closer = comment_member(seen);
+        Py_ssize_t sl = PyUnicode_GET_LENGTH(seen);
+        Py_XSETREF(m->c_tail, PyUnicode_Substring(seen, sl > 40 ? sl - 40 : 0, sl));
+        Py_DECREF(seen);
+        if (m->c_tail == NULL) return STEP_FAIL;
+    }
+    sc->i = n;
+    return STEP_ON;
+}
+
+/* Append s[i:j] to the in-flight unquoted token. */
+static int
+ubuf_add(Machine *m, PyObject *s, Py_ssize_t i, Py_ssize_t j)
+{
+    if (j <= i) return 0;
+    PyObject *part = PyUnicode_Substring(s, i, j);
+    if (part == NULL) return -1;
+    if (m->ubuf == NULL) {
+        m->ubuf = part;
+        return 0;
+    }
+    PyUnicode_Append(&m->ubuf, part);
+    Py_DECREF(part);
+    return m->ubuf == NULL ? -1 : 0;
+}
+
+/* An unquoted key (state ukey) or value token (state uval), lenient: its characters
+ * in this chunk, and the key or the value once a character ends it. */
+STEP int
+step_token(Machine *m, Scan *sc, Py_UCS4 c)
+{
+    SCAN_TEXT(sc);
+    Py_ssize_t i = sc->i;
+    Py_ssize_t j = i;
+    if (m->state == ST_UKEY) {
+        while (j < n && ident_char(CH(j))) j++;
+        if (ubuf_add(m, sc->s, i, j) < 0) return STEP_FAIL;
+        sc->i = i = j;
+        if (i >= n) return STEP_ON;
+        PyObject *k = m->ubuf != NULL ? m->ubuf : S_empty;
+        Py_INCREF(k);
+        Py_XSETREF(m->key, k);
+        Py_CLEAR(m->ubuf);
+        m->state = ST_COLON;
+        if (CH(i) == '"' && m->k_mquote) {
+            /* '{a": 1}': the quote glued to the key closes it */
+            PyObject *g = PyObject_CallFunction(H_glued_quote, "OOnO", m->repairs, m->events_on ? m->events : Py_None,
+                                                base + i, K_key_word);
+            if (g == NULL) return STEP_FAIL;
+            Py_DECREF(g);
+            sc->i = i + 1;
+        }
+        return STEP_ON;
+    }
+    /* ST_UVAL */
+    if (c == '/') return hand_at(sc, i);
+    while (j < n) {
+        Py_UCS4 d = CH(j);
+        if (word_stop(d) || (m->k_space && is_uspace(d))) break;
+        j++;
+    }
+    if (ubuf_add(m, sc->s, i, j) < 0) return STEP_FAIL;
+    sc->i = i = j;
+    if (i >= n) return STEP_ON;
+    Py_UCS4 d = CH(i);
+    if (d == '/') return STEP_ON;
+    if (d == ' ' || d == '\t' || (m->k_space && is_uspace(d)) || m->ubuf == NULL) return hand_at(sc, i);
+    Py_ssize_t next; /* (a local: the scan's state never escapes to a call) */
+    if (token_done(m, sc->s, i, base, &next) < 0) return STEP_FAIL;
+    sc->i = next;
+    return STEP_ON;
+}
+
+/* The chunk boundary: an in-flight string value shows what it read (its slot set, its
+ * StringDelta), and release_items lets the ended items go. */
+STEP int
+step_boundary(Machine *m, PyObject *s)
+{
     if (m->state == ST_STRING) {
         m->s_first = 0;
         if (!m->is_key) {
-            if (!m->s_attached && s_attach(m) < 0) FAIL;
-            if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) FAIL;
+            if (!m->s_attached && s_attach(m) < 0) return -1;
+            if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) return -1;
             Py_ssize_t len = s_len(m);
             if (m->events_on && len > m->d_start) {
                 PyObject *d = delta_text(m->sbuf, m->d_start, len, s);
                 int rc = d == NULL ? -1 : emit(m, H_StringDelta, m->s_path, d, NULL);
                 Py_XDECREF(d);
-                if (rc < 0) FAIL;
+                if (rc < 0) return -1;
                 m->d_start = len;
             }
         }
     }
-    if (release_ended(m) < 0) FAIL;
-    Py_DECREF(s);
+    return release_ended(m);
+}
+
+/* Read s (stolen: what was held back and the chunk) from s[i] to its end; lenient:
+ * hand over where a step says, and read on where the Python machine gives back. */
+STEP int
+scan(Machine *m, PyObject *s, Py_ssize_t i, const int lenient)
+{
+    Scan sc;
+    sc.s = s;
+    sc.i = i;
+restart:
+    sc.kind = PyUnicode_KIND(sc.s);
+    sc.data = PyUnicode_DATA(sc.s);
+    sc.n = PyUnicode_GET_LENGTH(sc.s);
+    sc.base = m->base = m->pos - sc.n; /* s ends where the input read so far ends */
+    sc.hand = 0;
+    sc.fast_end = -1;
+    if (lenient && m->state == ST_PREAMBLE) {
+        /* step: preamble */
+        /* (not in C: the Python machine skips it, skip_preamble, then gives back) */
+        sc.hand = sc.i;
+        goto handover;
+    }
+    {
+        SCAN_TEXT(&sc);
+        while (sc.i < n) {
+            const int st = m->state;
+            int rc;
+            if (st == ST_STRING) {
+                rc = step_string(m, &sc, lenient);
+            } else {
+                Py_UCS4 c = CH(sc.i);
+                if (st == ST_END) {
+                    rc = step_after_root(m, &sc, c, lenient);
+                } else if (st == ST_NUMBER) {
+                    rc = step_number(m, &sc, c, lenient);
+                } else if (lenient && st == ST_COMMENT) {
+                    rc = step_comment(m, &sc);
+                } else if (lenient && (st == ST_UKEY || st == ST_UVAL)) {
+                    rc = step_token(m, &sc, c);
+                } else if (is_ws(c)) {
+                    Py_ssize_t k = sc.i + 1;
+                    while (k < n && is_ws(CH(k))) k++;
+                    sc.i = k;
+                    continue;
+                } else if (st == ST_AFTER) {
+                    rc = step_after_value(m, &sc, c, lenient);
+                } else if (st <= ST_ELEM) {
+                    rc = step_value(m, &sc, c, lenient);
+                } else if (st == ST_KEY_FIRST || st == ST_KEY) {
+                    rc = step_key(m, &sc, c, lenient);
+                } else {
+                    rc = step_colon(m, &sc, c, lenient);
+                }
+            }
+            if (rc != STEP_ON) {
+                if (rc == STEP_FAIL) goto error;
+                goto handover;
+            }
+        }
+    }
+    if (step_boundary(m, sc.s) < 0) goto error;
+    Py_DECREF(sc.s);
     return 0;
 
-handover : {
-    PyObject *back;
-    if (handover(m, s, hand, base, 0, &back) < 0) FAIL;
-    if (back == Py_None) {
+handover:
+    if (lenient) {
+        PyObject *back;
+        if (handover(m, sc.s, sc.hand, sc.base, 0, &back) < 0) goto error;
+        if (back == Py_None) {
+            Py_DECREF(back);
+            Py_DECREF(sc.s);
+            return 0;
+        }
+        /* given back at once: inside this chunk (read on from there), or at its end */
+        if (take_back(m, back) < 0) {
+            Py_DECREF(back);
+            goto error;
+        }
+        PyObject *again = GB(back, s);
+        if (again == Py_None || !PyUnicode_CheckExact(again)) {
+            Py_DECREF(back);
+            Py_DECREF(sc.s);
+            return 0;
+        }
+        sc.i = PyLong_AsSsize_t(GB(back, i));
+        Py_INCREF(again);
+        Py_SETREF(sc.s, again);
         Py_DECREF(back);
-        Py_DECREF(s);
-        return 0;
+        if (sc.i == -1 && PyErr_Occurred()) goto error;
+        m->back_pos = m->pos - PyUnicode_GET_LENGTH(sc.s) + sc.i;
+        goto restart;
     }
-    /* given back at once: inside this chunk (read on from there), or at its end */
-    if (take_back(m, back) < 0) {
-        Py_DECREF(back);
-        FAIL;
-    }
-    PyObject *again = GB(back, s);
-    if (again == Py_None || !PyUnicode_CheckExact(again)) {
-        Py_DECREF(back);
-        Py_DECREF(s);
-        return 0;
-    }
-    i = PyLong_AsSsize_t(GB(back, i));
-    Py_INCREF(again);
-    Py_SETREF(s, again);
-    Py_DECREF(back);
-    if (i == -1 && PyErr_Occurred()) FAIL;
-    m->back_pos = m->pos - PyUnicode_GET_LENGTH(s) + i;
-    fast_end = -1;
-    goto restart;
-}
-
 error:
-    Py_XDECREF(val);
-    Py_DECREF(s);
+    Py_DECREF(sc.s);
     return -1;
+}
 #undef CH
-#undef FAIL
-#undef HAND
+#undef SCAN_TEXT
+
+/* Run one chunk through the machine (strict JSON). */
+static int
+run(Machine *m, PyObject *chunk)
+{
+    PyObject *s = step_setup(m, chunk, 0);
+    if (s == NULL) return -1;
+    return scan(m, s, 0, 0);
 }
 
-/* End of input (finish): commit a complete number; a string stays as it is. */
+/* Read s (stolen: what was held back and the chunk) from s[i] to its end, lenient. */
 static int
-end_input(Machine *m)
+scan_lenient(Machine *m, PyObject *s, Py_ssize_t i)
+{
+    return scan(m, s, i, 1);
+}
+
+/* Run one chunk through the lenient machine. */
+static int
+run_lenient(Machine *m, PyObject *chunk)
+{
+    PyObject *s = step_setup(m, chunk, 1);
+    if (s == NULL) return -1;
+    return scan_lenient(m, s, 0);
+}
+
+/* End of input (finish): commit a complete number; a string stays as it is (a lenient
+ * stream not complete yet hands the end over: finish_lenient). */
+static int
+step_end(Machine *m)
 {
     if (m->state == ST_STRING && !m->is_key && m->s_attached) {
         if (slot_set(m, m->sbuf == NULL ? S_empty : m->sbuf) < 0) return -1;
@@ -2933,7 +2841,7 @@ js_finish(PyObject *self, PyObject *Py_UNUSED(ignored))
         m->busy = 1;
         int rc = m->py                                                     ? run_py(m, Py_None)
                  : m->lenient && (m->state != ST_END || m->carry != NULL) ? finish_lenient(m)
-                                                                          : end_input(m);
+                                                                          : step_end(m);
         if (rc < 0) fail(m, 1);
         m->busy = 0;
         if (rc < 0) return NULL;
