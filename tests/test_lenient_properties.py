@@ -32,7 +32,7 @@ from core_support import (
     suite_names,
 )
 from hypothesis_profiles import examples
-from unspool import UNSET, JsonStream
+from unspool import UNSET, JsonStream, MalformedJSON
 from unspool.core.oneshot import loads_with_repairs
 
 DEVIATIONS = (
@@ -294,10 +294,20 @@ def test_a_cut_off_dirty_document_finishes_the_same_for_every_chunking(
 ) -> None:
     _, dirty, _ = data.draw(documents())
     prefix = dirty[: data.draw(st.integers(min_value=0, max_value=len(dirty)))]
-    value, repairs, complete = feed_and_check(data.draw(chunkings(prefix)))
+    chunks = data.draw(chunkings(prefix))
     whole = JsonStream(lenient=True)
-    whole.feed(prefix)
-    assert_same(value, detach(whole.finish()), f"prefix={prefix!r}")
+    try:
+        whole.feed(prefix)
+        whole_value = detach(whole.finish())
+    except MalformedJSON as refused:
+        # cut inside a line comment that reads over closers ('[ //},'): refused, never read
+        # as a truncation that drops what the comment may hide; the same for every chunking
+        with pytest.raises(MalformedJSON) as err:
+            feed_and_check(chunks)
+        assert (str(err.value), err.value.pos) == (str(refused), refused.pos), prefix
+        return
+    value, repairs, complete = feed_and_check(chunks)
+    assert_same(value, whole_value, f"prefix={prefix!r}")
     assert repairs == whole.repairs, f"prefix={prefix!r}"
     assert complete == whole.complete
     # the live value of the prefix only grows into the value of the whole document
@@ -369,3 +379,14 @@ def test_every_y_file_reads_the_same_in_lenient_mode(name: str) -> None:
 
 def test_the_suite_has_its_y_files() -> None:
     assert len(suite_names("y_")) == 95
+
+
+@pytest.mark.parametrize("prefix", ["[ //},'", "[ //},'a"])
+def test_a_prefix_cut_inside_a_comment_over_closers_is_refused_for_every_chunking(
+    prefix: str,
+) -> None:
+    """Found by the long profile: the cut-off property holds when the prefix is refused."""
+    for chunks in ([prefix], list(prefix), [prefix[:4], prefix[4:]]):
+        with pytest.raises(MalformedJSON, match="line comment ran to the end") as err:
+            feed_and_check(chunks)
+        assert err.value.pos == len(prefix)  # the end of input
