@@ -87,7 +87,7 @@ enum {
     ST_PY = 99     /* handed over: the Python machine runs the stream */
 };
 
-/* the verdicts of jsonstream's lenient decisions (quotes.py) */
+/* the verdicts of the lenient decisions (quotes.py, decisions.py) */
 enum { V_INNER = 0, V_CLOSE = 1, V_UNDECIDED = -1, V_ASK = -9 /* ask the Python helper */ };
 
 #define EV_POOL 64          /* recycled events kept per type */
@@ -152,7 +152,7 @@ typedef struct {
     Py_ssize_t back_pos;  /* stream offset where the C machine last took the stream back */
     Py_ssize_t delay;     /* how far past a hand-over the Python machine keeps the stream */
     PyObject *options;    /* the keyword options (the Python machine is made with them) */
-    PyObject *token_opts; /* jsonstream._token's opts */
+    PyObject *token_opts; /* decisions._token's opts */
     PyObject *send;       /* the Python machine's send, once handed over */
     PyObject *ubuf;       /* the in-flight unquoted token (NULL: none) */
     Py_ssize_t u_pos;
@@ -1460,7 +1460,7 @@ skip_comment(Machine *m, int kind, const void *data, Py_ssize_t n, Py_ssize_t i,
     return c == '#' ? i + 1 : i + 2;
 }
 
-/* jsonstream._COMMENT_MEMBER.search(t): a closer, a comma and the next member. */
+/* decisions._COMMENT_MEMBER.search(t): a closer, a comma and the next member. */
 static int
 comment_member(PyObject *t)
 {
