@@ -1,7 +1,7 @@
 """Setup every test module shares: the hypothesis profile, both core machines, and
 per-run shared folders.
 
-* The hypothesis profile (``hypothesis_profiles``) is loaded here, before any test
+* The hypothesis profile (``tests/support/hypothesis_profiles.py``) is loaded here, before any test
   module is imported, so ``examples(weight)`` in a decorator already sees it.
 * Each module named ``test_core_*`` (and the other modules in :data:`BOTH_MACHINES`)
   is collected twice, once per JsonStream machine: ``[python]`` runs the pure-Python
@@ -10,7 +10,7 @@ per-run shared folders.
   change: the module-scoped autouse fixture :func:`machine` selects the machine
   before its tests run.
 * The suite runs under pytest-xdist (``-n auto --dist loadgroup`` in
-  ``pyproject.toml``); ``run_support`` says what a fixture needs to be safe there,
+  ``pyproject.toml``); ``tests/support/runs.py`` says what a fixture needs to be safe there,
   and :func:`build_once` gives the workers one folder built once per run.  Each
   worker collects its garbage before it reports that it finished
   (:func:`pytest_sessionfinish`), so that it shuts down quietly.
@@ -24,17 +24,16 @@ from pathlib import Path
 
 import pytest
 
-import run_support
-from hypothesis_profiles import load_profile
-from replay import ReplayServer
+from tests.support import runs
+from tests.support.hypothesis_profiles import load_profile
+from tests.support.machines import MACHINES, on_machine
+from tests.support.replay import ReplayServer
 from unspool.core import machines
 
 PROFILE = load_profile()
 
 BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_lenient_table", "test_lenient_properties")
 """Modules outside ``test_core_*`` that also run on both machines."""
-
-MACHINES = ["python", "c"] if machines.AVAILABLE else ["python"]
 
 
 @pytest.hookimpl(trylast=True)
@@ -52,7 +51,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     before), while the controller waits without a deadline; the frozen survivors are
     then left out of pytest's own last collection, which takes milliseconds.
     """
-    if run_support.worker_id() != "master":
+    if runs.worker_id() != "master":
         gc.collect()
         gc.freeze()
 
@@ -74,24 +73,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(autouse=True, scope="module")
 def machine(request: pytest.FixtureRequest) -> Iterator[str]:
     """The machine new parsers run on in this module: ``"python"`` or ``"c"``."""
-    name: str = getattr(request, "param", machines.selected())
-    before = machines.selected()
-    machines.select(name)
-    yield name
-    machines.select(before)
+    with on_machine(getattr(request, "param", machines.selected())) as name:
+        yield name
 
 
 @pytest.fixture(scope="session")
 def worker_id() -> str:
     """``"gw0"``, ``"gw1"``... under xdist, ``"master"`` in a single process."""
-    return run_support.worker_id()
+    return runs.worker_id()
 
 
 @pytest.fixture(scope="session")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder all the processes of this pytest run share (xdist workers included)."""
     base = tmp_path_factory.getbasetemp()
-    return base.parent / "shared" if run_support.worker_id() != "master" else base / "shared"
+    return base.parent / "shared" if runs.worker_id() != "master" else base / "shared"
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +95,7 @@ def build_once(run_dir: Path) -> Callable[[str, Callable[[Path], None]], Path]:
     """``build_once(key, build)``: a folder built once per run, whichever worker asks first."""
 
     def once(key: str, build: Callable[[Path], None]) -> Path:
-        return run_support.build_once(run_dir, key, build)
+        return runs.build_once(run_dir, key, build)
 
     return once
 

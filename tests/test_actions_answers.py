@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actions_support.servers import KINDS, ledger_of
-from hypothesis_profiles import examples
+from tests.support.actions.servers import KINDS, ledger_of
+from tests.support.hypothesis_profiles import examples
 from unspool import ActionComplete, ActionRegistry, Dispatcher, MemoryLedger, StreamDone
 from unspool.actions.ledgers.answers import (
     AWAITING_APPROVAL,
@@ -316,9 +316,9 @@ def test_a_loop_waits_after_a_pending_action(replay_server: Any) -> None:
     a turn with an ActionPending: the page or a person answers in the next request."""
     import openai
 
-    from replay import wire
+    from tests.support.replay import wire
+    from tests.support.web.party import reply
     from unspool import run_turns
-    from web_support.party import reply
 
     replay_server.play(
         reply(

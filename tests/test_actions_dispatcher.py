@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from actions_support.streams import action_stream
+from tests.support.actions.streams import action_stream
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledger import MemoryLedger, SqliteLedger
 from unspool.actions.registry import ActionRegistry

@@ -15,8 +15,8 @@ import pytest
 from pydantic import BaseModel
 
 import unspool.actions.registry as registry_module
-from actions_support.servers import KINDS, ledger_of
-from actions_support.streams import action_stream
+from tests.support.actions.servers import KINDS, ledger_of
+from tests.support.actions.streams import action_stream
 from unspool import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledger import Ledger, MemoryLedger, SqliteLedger

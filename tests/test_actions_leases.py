@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from actions_support.processes import start
-from actions_support.servers import KINDS, close, drop, ledger_of, open_ledger, spec
-from actions_support.streams import action_stream
+from tests.support.actions.processes import start
+from tests.support.actions.servers import KINDS, close, drop, ledger_of, open_ledger, spec
+from tests.support.actions.streams import action_stream
 from unspool.actions.context import ActionContext
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import Ledger, LedgerError, Record

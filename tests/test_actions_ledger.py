@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from actions_support.processes import charged, crash_mid_action, finish_worker
-from actions_support.servers import KINDS, ledger_of
+from tests.support.actions.processes import charged, crash_mid_action, finish_worker
+from tests.support.actions.servers import KINDS, ledger_of
 from unspool.actions.ledger import Ledger, LedgerError, SqliteLedger
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
 from unspool.core.errors import MalformedJSON
 

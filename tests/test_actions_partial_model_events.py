@@ -20,9 +20,9 @@ import pydantic
 import pytest
 from google import genai
 
-from replay import ReplayServer, Reply, wire
-from replay.gemini_wire import chunk, gemini_sse
-from replay.gemini_wire import text as gemini_text
+from tests.support.replay import ReplayServer, Reply, wire
+from tests.support.replay.gemini_wire import chunk, gemini_sse
+from tests.support.replay.gemini_wire import text as gemini_text
 from unspool import (
     ActionArgsDelta,
     ActionComplete,

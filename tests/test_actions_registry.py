@@ -9,7 +9,7 @@ import pydantic
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from actions_support.streams import action_stream
+from tests.support.actions.streams import action_stream
 from unspool.actions.registry import ActionRegistry
 from unspool.events import ActionComplete, ActionInvalid, StreamDone
 from unspool.protocols.emitter import ActionEmitter, Validation

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from actions_support.processes import (
+from tests.support.actions.processes import (
     charged,
     crash_mid_action,
     finish_worker,
     outcome_lines,
     start,
 )
-from actions_support.servers import (
+from tests.support.actions.servers import (
     close,
     drop,
     ledger_of,
@@ -33,7 +33,7 @@ from actions_support.servers import (
     redis_url,
     spec,
 )
-from actions_support.streams import action_stream
+from tests.support.actions.streams import action_stream
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledgers import LedgerError, Record
 from unspool.actions.registry import ActionRegistry

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from actions_support.processes import start
-from actions_support.servers import close, drop, open_ledger, spec
-from hypothesis_profiles import chosen_profile
+from tests.support.actions.processes import start
+from tests.support.actions.servers import close, drop, open_ledger, spec
+from tests.support.hypothesis_profiles import chosen_profile
 
 long_only = pytest.mark.skipif(
     chosen_profile() != "long", reason="the soak runs in the long profile (UNSPOOL_HYPOTHESIS=long)"

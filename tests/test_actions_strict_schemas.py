@@ -29,8 +29,9 @@ from openai.lib._pydantic import to_strict_json_schema
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 
-from hypothesis_profiles import examples
-from replay import ReplayServer
+from tests.support.hypothesis_profiles import examples
+from tests.support.replay import ReplayServer
+from tests.support.web.provider_sdks import _reply
 from unspool import ActionRegistry
 from unspool.actions.strict_schemas import (
     StrictSchemaError,
@@ -39,7 +40,6 @@ from unspool.actions.strict_schemas import (
     gemini_schema,
     openai_strict,
 )
-from web_support.provider_sdks import _reply
 
 _FORBID = pydantic.ConfigDict(extra="forbid")
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c_parts_support import not_sanitized, traced_growth
-from hypothesis_profiles import examples
+from tests.support.c_parts import not_sanitized, traced_growth
+from tests.support.hypothesis_profiles import examples
 from unspool.core import machines
 from unspool.core.jsonstream import JsonStream
 from unspool.core.snapshot import deep_copy

@@ -1,7 +1,7 @@
 """Regression tests for what adversarial inputs found (issue 12): super-linear cost,
 exceptions out of parsers that must never raise, results that depend on the chunking.
 
-Growth guards are in the style of ``test_core_cost.py`` (its ``_best_time``: least
+Growth guards are in the style of ``test_core_cost.py`` (its ``best_time``: least
 thread CPU time of a few runs, gc frozen): 4x the input must cost well under 8x the
 time, where a quadratic cause takes ~16x.
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from helpers_chunking import char_chunks, merge_events, run_chunks
-from test_core_cost import RATIO_LIMIT, _best_time
+from tests.support.chunking import char_chunks, merge_events, run_chunks
+from tests.support.cost import RATIO_LIMIT, best_time
 from unspool import (
     ActionArgsDelta,
     ActionComplete,
@@ -40,8 +40,8 @@ ITEM = '[{"type":"text","content":"hi"}]'
 
 
 def _assert_linear(make: Callable[[int], Callable[[], Any]], base: int) -> None:
-    t_small = _best_time(make(base))
-    t_large = _best_time(make(4 * base))
+    t_small = best_time(make(base))
+    t_large = best_time(make(4 * base))
     assert t_large < RATIO_LIMIT * t_small, (
         f"4x the input took {t_large / t_small:.1f}x the time "
         f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"

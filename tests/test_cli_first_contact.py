@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.replay.fixtures import FIXTURES
 from unspool.cli.main import main
 from unspool.cli.replay_cmd import SAMPLES, sample_text
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures" / "providers"
 
 
 def run(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]], str]:

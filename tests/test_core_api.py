@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from core_support import assert_same, detach
+from tests.support.core import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
 from unspool.core.errors import HOOK_FAILED, REENTRY
 from unspool.core.snapshot import CYCLE

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from core_support import (
+from tests.support.core import (
     assert_partial,
     assert_same,
     chunks_at,

@@ -11,48 +11,20 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core_support import assert_same
+from tests.support.core import assert_same
+from tests.support.cost import RATIO_LIMIT, best_time
 from unspool import JsonStream, MalformedJSON, StringDelta, loads, repair
 from unspool.core import machines
-
-RATIO_LIMIT = 8.0
-REPEATS = 3
-
-
-def _best_time(run: Callable[[], Any]) -> float:
-    """The least CPU time of this thread over a few runs: CPU time, not wall time, so
-    another process (a parallel test worker, a neighbour) using the core does not count.
-
-    The objects alive before the first run are frozen (``gc.freeze``) while it measures:
-    the collection before each run then scans only what the runs made, not the whole
-    heap of a test worker that has imported every SDK (that made each guard ~4x slower)."""
-    best = float("inf")
-    gc.freeze()
-    try:
-        for _ in range(REPEATS):
-            gc.collect()
-            gc.disable()
-            try:
-                started = time.thread_time()
-                run()
-                best = min(best, time.thread_time() - started)
-            finally:
-                gc.enable()
-    finally:
-        gc.unfreeze()
-    return best
 
 
 def interleaved_doc(size: int) -> str:
@@ -102,15 +74,15 @@ part of the measurement."""
 def _assert_linear(make: Callable[[int], str], base: int, chunk: int) -> tuple[float, float]:
     small = make(base)
     assert_same(_feed_in_chunks(small, chunk)(), json.loads(small))
-    t_small = _best_time(_feed_in_chunks(small, chunk))
+    t_small = best_time(_feed_in_chunks(small, chunk))
     for _ in range(3):
         if t_small >= MIN_SMALL_SECONDS:
             break
         base *= 4
         small = make(base)
-        t_small = _best_time(_feed_in_chunks(small, chunk))
+        t_small = best_time(_feed_in_chunks(small, chunk))
     large = make(4 * base)
-    t_large = _best_time(_feed_in_chunks(large, chunk))
+    t_large = best_time(_feed_in_chunks(large, chunk))
     assert t_large < RATIO_LIMIT * t_small, (
         f"4x the input took {t_large / t_small:.1f}x the time "
         f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"
@@ -153,8 +125,8 @@ def test_a_long_string_through_feed_events_is_linear() -> None:
 
     small_doc, small_text = make(128 * 1024)
     large_doc, large_text = make(512 * 1024)
-    t_small = _best_time(stream(small_doc, small_text))
-    t_large = _best_time(stream(large_doc, large_text))
+    t_small = best_time(stream(small_doc, small_text))
+    t_large = best_time(stream(large_doc, large_text))
     assert t_large < RATIO_LIMIT * t_small, (
         f"4x the string took {t_large / t_small:.1f}x the time "
         f"({t_small * 1000:.0f} ms -> {t_large * 1000:.0f} ms)"
@@ -168,8 +140,8 @@ def test_a_long_string_through_feed_events_is_linear() -> None:
 
 def _assert_run_linear(make_run: Callable[[int], Callable[[], Any]], base: int) -> None:
     small, large = make_run(base), make_run(4 * base)
-    t_small = _best_time(small)
-    t_large = _best_time(large)
+    t_small = best_time(small)
+    t_large = best_time(large)
     assert t_large < RATIO_LIMIT * t_small, (
         f"4x the input took {t_large / t_small:.1f}x the time "
         f"({t_small * 1000:.1f} ms -> {t_large * 1000:.1f} ms)"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from core_support import assert_partial, assert_same, chunks_at, detach, live, one_by_one
+from tests.support.core import assert_partial, assert_same, chunks_at, detach, live, one_by_one
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
 
 

@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from core_support import CORPUS, assert_same, chunks_at, detach, events_of, live, loads, one_by_one
+from tests.support.core import (
+    CORPUS,
+    assert_same,
+    chunks_at,
+    detach,
+    events_of,
+    live,
+    loads,
+    one_by_one,
+)
 from unspool import UNSET, JsonStream, Skipped, parse_partial
 
 OPTIONS: dict[str, Any] = {"skip_preamble": True, "trailing": "ignore"}

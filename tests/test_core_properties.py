@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core_support import (
+from tests.support.core import (
     assert_same,
     chunks_at,
     containers_by_path,
@@ -30,7 +30,7 @@ from core_support import (
     one_by_one,
     prefix_violation,
 )
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool import UNSET, JsonStream, parse_partial
 
 SETTINGS = settings(max_examples=examples(150), deadline=None)

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core_support import assert_same, chunks_at, detach, one_by_one
+from tests.support.core import assert_same, chunks_at, detach, one_by_one
 from unspool import UNSET, JsonStream, PathEvent, Repair, ValueEnd
 from unspool.core import machines
 from unspool.core.jsonstream import REPAIRS_KEPT

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from core_support import (
+from tests.support.core import (
     CORPUS,
     assert_same,
     chunks_at,

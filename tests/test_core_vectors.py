@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from core_support import (
+from tests.support.core import (
     assert_same,
     chunk_holding,
     chunks_at,

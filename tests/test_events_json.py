@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool import UNSET
 from unspool.events import (
     ActionArgsDelta,

@@ -20,7 +20,6 @@ import pytest
 from unspool.extras import MissingExtra, install_hint, needs_extra
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "providers"
 SCRIPT = Path(sys.executable).with_name("unspool")
 
 BLOCKER = """

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core_support import assert_same
-from hypothesis_profiles import examples
-from test_lenient_properties import DEVIATIONS, VALUES, Writer
+from tests.support.core import assert_same
+from tests.support.hypothesis_profiles import examples
+from tests.support.lenient_writer import DEVIATIONS, VALUES, Writer
 from unspool import JsonStream
 from unspool.core.find import JsonMatch, find_all_json, find_json
 from unspool.core.path_events import Repair

@@ -16,8 +16,14 @@ import anthropic
 import openai
 import pytest
 
-from replay import ReplayServer, Reply, acollect, frozen, load
-from replay.expected import ANTHROPIC_STARTED, ANTHROPIC_TOOLS, CHAT_TEXT, CHAT_TOOLS, EXPECTED
+from tests.support.replay import ReplayServer, Reply, acollect, frozen, load
+from tests.support.replay.expected import (
+    ANTHROPIC_STARTED,
+    ANTHROPIC_TOOLS,
+    CHAT_TEXT,
+    CHAT_TOOLS,
+    EXPECTED,
+)
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.registry import ActionRegistry
 from unspool.events import (

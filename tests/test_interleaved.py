@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from helpers_chunking import char_chunks, merge_events, run_chunks, splits
-from helpers_interleaved import (
+from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
+from tests.support.interleaved import (
     A_EVENTS,
     FENCE,
     A,

@@ -13,15 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c_parts_support import (
+from tests.support.c_parts import (
     c_machine,
     feed_in_pieces,
     not_sanitized,
     python_fast_paths,
     traced_growth,
 )
-from hypothesis_profiles import examples
-from test_interleaved_props import FUZZ, item_st, json_st, name_st, render, text_st
+from tests.support.hypothesis_profiles import examples
+from tests.support.interleaved import FUZZ, item_st, json_st, name_st, render, text_st
 from unspool.events import Event
 from unspool.protocols import c_fastpaths
 from unspool.protocols.interleaved import InterleavedParser

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from helpers_chunking import merge_events, run_chunks
-from helpers_interleaved import (
+from tests.support.chunking import merge_events, run_chunks
+from tests.support.interleaved import (
     A_EVENTS,
     FENCE,
     A,

@@ -10,34 +10,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers_chunking import merge_events, run_chunks
-from helpers_interleaved import FENCE, T, complete, done, started
-from hypothesis_profiles import examples
+from tests.support.chunking import merge_events, run_chunks
+from tests.support.hypothesis_profiles import examples
+from tests.support.interleaved import FENCE, FUZZ, T, complete, done, item_st, render, started
 from unspool.events import Event, TextDelta
 from unspool.protocols.interleaved import InterleavedParser
-
-# characters that break naive scanners: brackets, braces, quotes, backslashes,
-# '</', control characters (escaped by json.dumps), CJK, emoji (surrogate pairs
-# when written as \uXXXX escapes), a line separator
-TRICKY = [*"[]{}<>/\"\\'`,:ab \n\t\r\x00\x1f", "</", "é", "中", "文", "😀", "🎉", "\u2028", "\\u"]
-text_st = st.lists(st.sampled_from(TRICKY), max_size=12).map("".join)
-scalar_st = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(10**20), max_value=10**20),
-    st.floats(allow_nan=False, allow_infinity=False),
-    text_st,
-)
-json_st = st.recursive(
-    scalar_st,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text_st, inner, max_size=3),
-    max_leaves=10,
-)
-name_st = st.sampled_from(["spotlight", "wb_open", "wb_draw_table", "laser", "名前", "a b"])
-item_st = st.one_of(
-    st.tuples(st.just("text"), text_st),
-    st.tuples(st.just("action"), name_st, st.dictionaries(text_st, json_st, max_size=4)),
-)
 
 
 def expected_events(items: list[tuple[Any, ...]]) -> list[Event]:
@@ -57,17 +34,6 @@ def expected_events(items: list[tuple[Any, ...]]) -> list[Event]:
         out.append(T(text))
     chars = sum(len(item[1]) for item in items if item[0] == "text")
     return [*out, done("complete", index, 0, chars)]
-
-
-def render(items: list[tuple[Any, ...]], ensure_ascii: bool, spaced: bool) -> str:
-    objs = [
-        {"type": "text", "content": item[1]}
-        if item[0] == "text"
-        else {"type": "action", "name": item[1], "params": item[2]}
-        for item in items
-    ]
-    separators = (", ", ": ") if spaced else (",", ":")
-    return json.dumps(objs, ensure_ascii=ensure_ascii, separators=separators)
 
 
 def cut(data: Any, points: list[int]) -> list[Any]:
@@ -157,7 +123,6 @@ def test_linear_cost_with_many_rejected_candidates() -> None:
     assert ratio < 8, ratio
 
 
-FUZZ = [*'[]{}",:\\ \n`0123456789-.abtrue', '"type"', '"text"', '"action"', '"content"', '"name"']
 FUZZ += ['"params"', '{"type":"text","content":"', '{"type":"action","name":"a","params":{']
 FUZZ += ["```json\n", "```", "null", "false", "\\u00e9", "\\ud83d\\ude00", "//", "'", "True", "é"]
 

@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.machines import needs_c, on_machine
 from unspool import JsonStream
 from unspool.core import jsonstream as js
 from unspool.core import machines
 from unspool.core.state import Giveback, Handover, Helpers
-
-needs_c = pytest.mark.skipif(not machines.AVAILABLE, reason="the C machine is not built here")
 
 
 @needs_c
@@ -72,12 +71,8 @@ def _handover(s: str, i: int, stack: list[Any], state: int, **fields: Any) -> Ha
 
 
 def _resumed(h: Handover, root: Any, **options: Any) -> tuple[JsonStream, Giveback | None]:
-    before = machines.selected()
-    machines.select("python")
-    try:
+    with on_machine("python"):
         parser = JsonStream(**options)
-    finally:
-        machines.select(before)
     back = js._resume(parser, options, None, [], [], root, False, h, True)
     return parser, back
 
@@ -124,12 +119,8 @@ HANDED_OVER = [
 
 
 def _run(machine: str, doc: str, size: int, **options: Any) -> tuple[Any, ...]:
-    before = machines.selected()
-    machines.select(machine)
-    try:
+    with on_machine(machine):
         p = JsonStream(**options)
-    finally:
-        machines.select(before)
     steps = []
     for k in range(0, len(doc), size):
         chunk = doc[k : k + size]

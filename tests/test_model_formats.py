@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_chunking import char_chunks, run_chunks, splits
-from model_transcripts import TRANSCRIPTS, summary
+from tests.support.chunking import char_chunks, run_chunks, splits
+from tests.support.transcripts import TRANSCRIPTS, summary
 from unspool.protocols.model_auto import AutoTagParser
 from unspool.protocols.model_formats import MODEL_FORMATS
 from unspool.protocols.model_tags import ModelTagParser

@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_chunking import run_chunks
-from hypothesis_profiles import examples
-from model_transcripts import TRANSCRIPTS, summary
+from tests.support.chunking import run_chunks
+from tests.support.hypothesis_profiles import examples
+from tests.support.transcripts import TRANSCRIPTS, summary
 from unspool.events import ReasoningDelta, TextDelta, event_to_dict
 from unspool.protocols.model_auto import AutoTagParser
 from unspool.protocols.model_formats import MODEL_FORMATS, PEEKS, ModelFormat

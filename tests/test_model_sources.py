@@ -13,8 +13,8 @@ from typing import Any
 import openai
 import pytest
 
-from model_transcripts import summary
-from replay import ReplayServer, Reply, wire
+from tests.support.replay import ReplayServer, Reply, wire
+from tests.support.transcripts import summary
 from unspool.actions.registry import ActionRegistry
 from unspool.events import ActionComplete, ActionInvalid
 from unspool.protocols.model_formats import MODEL_FORMATS, format_for_model
@@ -224,7 +224,7 @@ def test_ollama_raw_text_through_the_sdk(replay_server: ReplayServer) -> None:
     template Ollama does not parse): the format applied to the content reads the call."""
     import ollama
 
-    from replay.ollama_wire import line, ndjson
+    from tests.support.replay.ollama_wire import line, ndjson
     from unspool.sources.providers.ollama import from_ollama
 
     reply = '[THINK]need it[/THINK]On it.[TOOL_CALLS]get_weather[ARGS]{"city": "Paris", "days": 3}'

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core_support import assert_same
-from hypothesis_profiles import examples
+from tests.support.core import assert_same
+from tests.support.hypothesis_profiles import examples
 from unspool import UNSET, LimitExceeded, MalformedJSON
-from unspool.core import machines, oneshot
+from unspool.core import oneshot
 from unspool.core.lexicon import LENIENT_KINDS
 from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
 from unspool.core.snapshot import max_depth
@@ -387,20 +387,14 @@ def test_the_stdlib_scanner_premise_the_fast_path_relies_on() -> None:
 
 
 @pytest.mark.parametrize("recursion_limit", [None, 5000])
-@pytest.mark.parametrize("walk", ["c", "python"])
-def test_clean_json_past_max_depth_is_refused_on_every_path(
-    recursion_limit: int | None, walk: str
-) -> None:
+def test_clean_json_past_max_depth_is_refused_on_every_path(recursion_limit: int | None) -> None:
     """The fast path never returns a value deeper than max_depth: with the default
     recursion limit, with a raised one (the scanner can then nest past 1000) and with
-    either depth walk."""
-    if walk == "c" and not machines.AVAILABLE:
-        pytest.skip("the C machine is not built")
-    before_limit, before_machine = sys.getrecursionlimit(), machines.selected()
+    either depth walk (this module runs on both machines)."""
+    before_limit = sys.getrecursionlimit()
     try:
         if recursion_limit:
             sys.setrecursionlimit(recursion_limit)
-        machines.select(walk)
         for depth, ok in ((1000, True), (1001, False), (1500, False)):
             text = "[" * depth + "]" * depth
             if ok:
@@ -415,7 +409,6 @@ def test_clean_json_past_max_depth_is_refused_on_every_path(
         assert loads('{"a": [{"b": [1]}]}', max_depth=4) == {"a": [{"b": [1]}]}
     finally:
         sys.setrecursionlimit(before_limit)
-        machines.select(before_machine)
 
 
 def test_the_fast_path_reads_what_json_loads_reads() -> None:

@@ -18,8 +18,8 @@ pytest.importorskip("pydantic", reason="the actions extra (pydantic) is not inst
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, Field
 
-from helpers_chunking import merge_events, run_chunks, splits
-from hypothesis_profiles import examples
+from tests.support.chunking import merge_events, run_chunks, splits
+from tests.support.hypothesis_profiles import examples
 from unspool import (
     ActionComplete,
     ActionRegistry,

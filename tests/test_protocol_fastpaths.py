@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool.core.jsonstream import JsonStream
 from unspool.events import ActionArgsDelta, ReasoningDelta, TextDelta
 from unspool.protocols.args_snapshot import ArgsSnapshots

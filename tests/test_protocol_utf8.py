@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_chunking import char_chunks, merge_events, run_chunks, splits
-from hypothesis_profiles import examples
+from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
+from tests.support.hypothesis_profiles import examples
 from unspool.events import Diagnostic, Event, StreamDone, TextDelta
 from unspool.protocols.interleaved import InterleavedParser
 from unspool.protocols.plain import PlainTextParser

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool.core.snapshot import deep_copy
 from unspool.events import ActionArgsDelta, ActionComplete, Event
 from unspool.protocols.args_snapshot import ArgsSnapshots
@@ -178,7 +178,7 @@ def test_every_delta_keeps_its_partial_and_deltas_join_to_the_args_text(
 def _provider_bodies(args: str, step: int) -> dict[str, Any]:
     """Raw SSE bodies of one tool call whose arguments arrive ``step`` characters at a
     time, for the OpenAI Chat Completions and Anthropic Messages adapters."""
-    from replay.wire import Call, anthropic_events, chat_chunks, sse
+    from tests.support.replay.wire import Call, anthropic_events, chat_chunks, sse
 
     pieces = [args[i : i + step] for i in range(0, len(args), step)]
     call = Call("a", "call_1", pieces)

@@ -8,11 +8,11 @@ import anthropic
 import httpx
 import pytest
 
-from replay import ReplayServer, Reply, acollect, chunkings, collect, load
-from replay.expected import ANTHROPIC_MAX_TOKENS as MAX_TOKENS
-from replay.expected import ANTHROPIC_STARTED, ANTHROPIC_USAGE
-from replay.expected import ANTHROPIC_TOOLS as TOOLS
-from replay.expected import EXPECTED as ALL
+from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect, load
+from tests.support.replay.expected import ANTHROPIC_MAX_TOKENS as MAX_TOKENS
+from tests.support.replay.expected import ANTHROPIC_STARTED, ANTHROPIC_USAGE
+from tests.support.replay.expected import ANTHROPIC_TOOLS as TOOLS
+from tests.support.replay.expected import EXPECTED as ALL
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -98,7 +98,7 @@ def test_raw_http_body_without_the_sdk(server: ReplayServer, name: str) -> None:
 
 
 def test_tags_protocol_in_text_blocks_shares_the_ids(server: ReplayServer) -> None:
-    from replay.wire import Call, Text, anthropic_events, sse
+    from tests.support.replay.wire import Call, Text, anthropic_events, sse
 
     blocks = [
         Text(['Opening <action name="open">{"id": ', '"p1"}</action> now.']),

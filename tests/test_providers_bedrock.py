@@ -9,8 +9,8 @@ from typing import Any
 import boto3
 import pytest
 
-from replay import ReplayServer, Reply, collect, pieces_of
-from replay.bedrock_wire import (
+from tests.support.replay import ReplayServer, Reply, collect, pieces_of
+from tests.support.replay.bedrock_wire import (
     CONTENT_TYPE,
     converse_events,
     encode_message,
@@ -265,7 +265,7 @@ def test_recognise_and_unwrap(server: ReplayServer) -> None:
 
 
 async def test_an_async_stream_of_events() -> None:
-    from replay import acollect
+    from tests.support.replay import acollect
 
     async def events() -> Any:
         for name, members in converse_events([("text", ["Hé"])]):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from replay.gemini_wire import call, chunk, gemini_sse, text
-from replay.ollama_wire import line, ndjson, tool_call
+from tests.support.replay.gemini_wire import call, chunk, gemini_sse, text
+from tests.support.replay.ollama_wire import line, ndjson, tool_call
 from unspool.cli.parsers import make_stream_parser
 from unspool.cli.replay import guess_protocol, load_recording
 from unspool.events import ActionComplete, StreamDone, TextDelta

@@ -13,8 +13,8 @@ from typing import Any
 import openai
 import pytest
 
-from replay import ReplayServer, Reply, collect, pieces_of
-from replay.compatible import FAILURES, STREAMS
+from tests.support.replay import ReplayServer, Reply, collect, pieces_of
+from tests.support.replay.compatible import FAILURES, STREAMS
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

@@ -21,8 +21,8 @@ import anthropic
 import openai
 import pytest
 
-from replay import ReplayServer, Reply, acollect, collect, pieces_of
-from replay.wire import sse
+from tests.support.replay import ReplayServer, Reply, acollect, collect, pieces_of
+from tests.support.replay.wire import sse
 from unspool import ActionRegistry, Dispatcher, run_turns
 from unspool.events import (
     ActionArgsDelta,

@@ -18,9 +18,9 @@ import anthropic
 import openai
 import pytest
 
-from replay import ReplayServer, Reply, acollect, chunkings, collect, load, pieces_of
-from replay.expected_faithful import EXPECTED_FAITHFUL as EXPECTED
-from replay.faithful import STREAMS
+from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect, load, pieces_of
+from tests.support.replay.expected_faithful import EXPECTED_FAITHFUL as EXPECTED
+from tests.support.replay.faithful import STREAMS
 from unspool.cli.replay import guess_protocol, load_recording
 from unspool.events import Citation, Event
 from unspool.sources.generate import generate

@@ -13,9 +13,9 @@ import pytest
 from openai._models import construct_type
 from openai.types.chat import ChatCompletionChunk
 
-from replay import collect, load
-from replay.fixtures import FIXTURES
-from replay.wire import Call, Text, chat_chunks
+from tests.support.replay import collect, load
+from tests.support.replay.fixtures import FIXTURES
+from tests.support.replay.wire import Call, Text, chat_chunks
 from unspool.events import Event
 from unspool.sources.provider_decoder import ProviderDecoder
 from unspool.sources.providers.openai import OpenAIDecoder

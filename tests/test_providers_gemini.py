@@ -11,9 +11,9 @@ from google import genai
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
-from replay import ReplayServer, Reply, acollect, chunkings, collect
-from replay.gemini_wire import COUNTED, call, chunk, gemini_sse, text, thought
+from tests.support.hypothesis_profiles import examples
+from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect
+from tests.support.replay.gemini_wire import COUNTED, call, chunk, gemini_sse, text, thought
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

@@ -21,13 +21,13 @@ import openai
 import pytest
 from google import genai
 
-from replay import ReplayServer, Reply, acollect, chunkings, collect, load, wire
-from replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
-from replay.bedrock_wire import converse_events, event_stream
-from replay.expected_hosted import EXPECTED_HOSTED as EXPECTED
-from replay.expected_hosted import HOSTED_NAMES
-from replay.gemini_wire import chunk, gemini_sse, text
-from replay.hosted import STREAMS
+from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect, load, wire
+from tests.support.replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
+from tests.support.replay.bedrock_wire import converse_events, event_stream
+from tests.support.replay.expected_hosted import EXPECTED_HOSTED as EXPECTED
+from tests.support.replay.expected_hosted import HOSTED_NAMES
+from tests.support.replay.gemini_wire import chunk, gemini_sse, text
+from tests.support.replay.hosted import STREAMS
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.registry import ActionRegistry
 from unspool.events import (

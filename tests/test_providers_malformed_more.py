@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from replay import collect
-from test_providers_malformed import FUZZ, mutated, values, well_formed
+from tests.support.malformed import FUZZ, mutated, values, well_formed
+from tests.support.replay import collect
 from unspool.events import Diagnostic, StreamDone
 from unspool.sources.providers.bedrock import from_bedrock
 from unspool.sources.providers.gemini import from_gemini

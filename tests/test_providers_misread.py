@@ -19,8 +19,8 @@ from typing import Any
 import openai
 import pytest
 
-from replay import ReplayServer, Reply, collect, pieces_of
-from replay.wire import sse
+from tests.support.replay import ReplayServer, Reply, collect, pieces_of
+from tests.support.replay.wire import sse
 from unspool.events import (
     Diagnostic,
     Event,

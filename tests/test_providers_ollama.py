@@ -8,8 +8,8 @@ from typing import Any
 import ollama
 import pytest
 
-from replay import ReplayServer, Reply, acollect, collect, pieces_of
-from replay.ollama_wire import CONTENT_TYPE, COUNTED, line, ndjson, tool_call
+from tests.support.replay import ReplayServer, Reply, acollect, collect, pieces_of
+from tests.support.replay.ollama_wire import CONTENT_TYPE, COUNTED, line, ndjson, tool_call
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

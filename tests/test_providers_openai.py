@@ -14,8 +14,8 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from replay import ReplayServer, Reply, acollect, chunkings, collect, load
-from replay.expected import CHAT_TOOLS, CUT, EXPECTED, RESPONSES_TOOLS
+from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect, load
+from tests.support.replay.expected import CHAT_TOOLS, CUT, EXPECTED, RESPONSES_TOOLS
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -148,7 +148,7 @@ def test_raw_http_body_without_the_sdk(server: ReplayServer, name: str) -> None:
 
 
 def test_interleaved_protocol_in_the_content_channel(server: ReplayServer) -> None:
-    from replay.wire import Call, Text, chat_chunks, sse
+    from tests.support.replay.wire import Call, Text, chat_chunks, sse
 
     content = [
         '[{"type":"text","content":"Hi"},',

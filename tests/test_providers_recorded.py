@@ -18,10 +18,10 @@ import openai
 import pytest
 from google import genai
 
-from replay import ReplayServer, Reply, chunkings, collect, pieces_of
-from replay.gemini_wire import gemini_sse
-from replay.ollama_wire import ndjson
-from replay.wire import sse
+from tests.support.replay import ReplayServer, Reply, chunkings, collect, pieces_of
+from tests.support.replay.gemini_wire import gemini_sse
+from tests.support.replay.ollama_wire import ndjson
+from tests.support.replay.wire import sse
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from replay import acollect, collect, load
-from replay.expected import CHAT_TOOLS, EXPECTED
-from replay.wire import Text, chat_chunks
+from tests.support.replay import acollect, collect, load
+from tests.support.replay.expected import CHAT_TOOLS, EXPECTED
+from tests.support.replay.wire import Text, chat_chunks
 from unspool.actions.tool_formats import TOOL_FORMATS
 from unspool.cli.parsers import PROTOCOLS, make_stream_parser
 from unspool.cli.replay import RecordedStream, guess_protocol, load_recording

@@ -17,9 +17,9 @@ import openai
 import pytest
 from google import genai
 
-from replay import ReplayServer, Reply, acollect, collect, pieces_of
-from replay.gemini_wire import gemini_sse
-from replay.wire import sse
+from tests.support.replay import ReplayServer, Reply, acollect, collect, pieces_of
+from tests.support.replay.gemini_wire import gemini_sse
+from tests.support.replay.wire import sse
 from unspool.events import Diagnostic, Event, StreamDone, TextDelta, Usage
 from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
 from unspool.sources.providers.bedrock import BedrockDecoder

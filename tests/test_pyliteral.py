@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
 from unspool.core.path_events import StringDelta, ValueEnd, ValueStart
 from unspool.core.pyliteral import (

@@ -38,15 +38,15 @@ from typing import Any
 import httpx
 import pytest
 
-from actions_support.servers import postgres_dsn
-from replay import ReplayServer, Reply, wire
-from replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
-from replay.bedrock_wire import converse_events, event_stream
-from replay.gemini_wire import call as gemini_call
-from replay.gemini_wire import chunk, gemini_sse
-from replay.ollama_wire import CONTENT_TYPE as NDJSON
-from replay.ollama_wire import line, ndjson, tool_call
-from web_support.server import LiveServer
+from tests.support.actions.servers import postgres_dsn
+from tests.support.replay import ReplayServer, Reply, wire
+from tests.support.replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
+from tests.support.replay.bedrock_wire import converse_events, event_stream
+from tests.support.replay.gemini_wire import call as gemini_call
+from tests.support.replay.gemini_wire import chunk, gemini_sse
+from tests.support.replay.ollama_wire import CONTENT_TYPE as NDJSON
+from tests.support.replay.ollama_wire import line, ndjson, tool_call
+from tests.support.web.server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

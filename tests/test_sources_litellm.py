@@ -22,9 +22,9 @@ with warnings.catch_warnings():  # its pydantic models warn about ReadOnly at im
     warnings.simplefilter("ignore", UserWarning)
     litellm = pytest.importorskip("litellm")
 
-from replay import ReplayServer, Reply, acollect, collect, load
-from replay.compatible import STREAMS
-from replay.expected import ANTHROPIC_TOOLS
+from tests.support.replay import ReplayServer, Reply, acollect, collect, load
+from tests.support.replay.compatible import STREAMS
+from tests.support.replay.expected import ANTHROPIC_TOOLS
 from unspool.events import Event, ReasoningDelta, StreamDone, TextDelta, Usage
 from unspool.sources.generate import generate
 from unspool.sources.providers.openai import from_openai

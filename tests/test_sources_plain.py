@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 
 import pytest
 
-from replay import acollect, collect
+from tests.support.replay import acollect, collect
 from unspool.events import (
     ActionComplete,
     Diagnostic,

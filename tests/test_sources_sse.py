@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hypothesis_profiles import examples
-from replay import acollect, collect
+from tests.support.hypothesis_profiles import examples
+from tests.support.replay import acollect, collect
 from unspool.events import Diagnostic, StreamDone, StreamError, TextDelta
 from unspool.sources.sse import (
     SSEDecoder,

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from hypothesis_profiles import examples
-from replay import collect
+from tests.support.hypothesis_profiles import examples
+from tests.support.replay import collect
 from unspool.actions.registry import ActionRegistry
 from unspool.core.errors import MalformedJSON
 from unspool.core.jsonstream import JsonStream, parse_partial

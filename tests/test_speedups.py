@@ -19,17 +19,19 @@ import sys
 import tracemalloc
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
-from bench.lenient_cases import CASES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import test_lenient_table as table
-from core_support import chunks_at, cut_points, detach, json_docs, mismatch
-from hypothesis_profiles import examples
-from test_lenient_properties import documents as dirty_documents
+from bench.lenient_cases import CASES
+from tests.support import lenient_table as table
+from tests.support.core import chunks_at, cut_points, detach, json_docs, mismatch
+from tests.support.hypothesis_profiles import examples
+from tests.support.lenient_writer import documents as dirty_documents
+from tests.support.machines import on_machine
 from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
 from unspool.core.errors import REENTRY
@@ -57,13 +59,8 @@ DIFF = settings(
 
 def make(machine: str, **options: Any) -> JsonStream:
     """A parser on the given machine, whatever the current selection."""
-    before = machines.selected()
-    machines.select(machine)
-    try:
-        parser = JsonStream(**options)
-    finally:
-        machines.select(before)
-    return parser
+    with on_machine(machine):
+        return JsonStream(**options)
 
 
 def _reject_long(text: str) -> int:
@@ -564,13 +561,17 @@ def _rss_pages() -> int:
 )
 def test_rss_stays_flat_over_many_parsers() -> None:
     # In a child process: a test worker's RSS also moves with whatever other tests allocate.
+    # The child imports this module by its name, from the root its package starts at.
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import test_speedups; "
-        "print(test_speedups.rss_growth())"
+        "import importlib, sys; sys.path.insert(0, sys.argv[1]); "
+        "print(importlib.import_module(sys.argv[2]).rss_growth())"
     )
-    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    root = Path(__file__).resolve().parents[__name__.count(".")]
     out = subprocess.run(
-        [sys.executable, "-c", code, tests_dir], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, str(root), __name__],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     grown = int(out.stdout.strip().splitlines()[-1])
     assert grown < 4 * 1024 * 1024, f"RSS grew by {grown} bytes"

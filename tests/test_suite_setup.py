@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-import conftest
-import run_support
-from hypothesis_profiles import PROFILES, chosen_profile, examples
+from tests import conftest
+from tests.support import runs
+from tests.support.hypothesis_profiles import PROFILES, chosen_profile, examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def _build_in_process(root: str, log: str) -> None:
             out.write("built\n")
         (folder / "artifact").write_text("ok", encoding="utf-8")
 
-    run_support.build_once(Path(root), "tool", build)
+    runs.build_once(Path(root), "tool", build)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="fcntl locks are POSIX")
@@ -113,8 +113,8 @@ def test_build_once_retries_a_build_that_failed(tmp_path: Path) -> None:
         raise RuntimeError("network down")
 
     with pytest.raises(RuntimeError):
-        run_support.build_once(tmp_path, "tool", broken)
-    folder = run_support.build_once(tmp_path, "tool", lambda f: (f / "ok").touch())
+        runs.build_once(tmp_path, "tool", broken)
+    folder = runs.build_once(tmp_path, "tool", lambda f: (f / "ok").touch())
     assert sorted(p.name for p in folder.iterdir()) == [".built", "ok"]
 
 
@@ -123,8 +123,8 @@ def test_every_property_test_takes_its_budget_from_the_profile() -> None:
     short in ``long``): budgets are written ``max_examples=examples(150)``."""
     literal = re.compile(r"max_examples\s*=\s*\d")
     offenders = [
-        f"{path.name}:{number}"
-        for path in sorted((ROOT / "tests").glob("test_*.py"))
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if literal.search(line)
     ]

@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 
-from helpers_chunking import char_chunks, merge_events, run_chunks, splits
+from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
+from tests.support.tags import TRUNC, C, D, I, R, S, T, check, check_lifecycle
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
     ActionInvalid,
     ActionStarted,
     Event,
-    FinishReason,
-    ReasoningDelta,
     StreamDone,
     TextDelta,
 )
@@ -29,49 +28,7 @@ from unspool.protocols.emitter import Validation
 from unspool.protocols.tag_formats import TagFormat
 from unspool.protocols.tags import TagParser, parse_tags
 
-TRUNC = {"message": "the stream ended inside this action"}
-
-
 # ---------------------------------------------------------------------- shorthand
-
-
-def T(text: str) -> TextDelta:
-    return TextDelta(text)
-
-
-def R(text: str) -> ReasoningDelta:
-    return ReasoningDelta(text)
-
-
-def S(
-    i: int, name: str, attrs: Mapping[str, str] | None = None, action_id: str | None = None
-) -> ActionStarted:
-    return ActionStarted(f"stream:{i}", i, name, action_id, dict(attrs or {}))
-
-
-def C(
-    i: int,
-    name: str,
-    args: Any,
-    attrs: Mapping[str, str] | None = None,
-    action_id: str | None = None,
-) -> ActionComplete:
-    return ActionComplete(f"stream:{i}", i, name, args, action_id, dict(attrs or {}))
-
-
-def I(  # noqa: E743 - the notation of tag-streaming.md §6
-    i: int,
-    name: str | None,
-    reason: str,
-    errors: tuple[Mapping[str, Any], ...],
-    raw: str | None,
-    action_id: str | None = None,
-) -> ActionInvalid:
-    return ActionInvalid(f"stream:{i}", i, name, reason, errors, raw, action_id)
-
-
-def D(reason: str = "complete", ok: int = 0, bad: int = 0, chars: int = 0) -> StreamDone:
-    return StreamDone(reason, ok, bad, chars)  # type: ignore[arg-type]
 
 
 class Schemas:
@@ -96,54 +53,6 @@ class Schemas:
 
 
 # ---------------------------------------------------------------------- harness
-
-
-def chunkings(text: str) -> list[list[str]]:
-    """Whole, every two-way split, one character per chunk."""
-    return [[text], *splits(text), char_chunks(text)]
-
-
-def args_by_action(events: Sequence[Event]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for ev in events:
-        if isinstance(ev, ActionArgsDelta):
-            assert ev.delta is not None
-            out[ev.id] = out.get(ev.id, "") + ev.delta
-    return out
-
-
-def check_lifecycle(events: Sequence[Event]) -> None:
-    """Every ActionStarted gets exactly one terminal event; StreamDone is last and once."""
-    assert isinstance(events[-1], StreamDone)
-    assert sum(isinstance(e, StreamDone) for e in events) == 1
-    started = [e.id for e in events if isinstance(e, ActionStarted)]
-    ended = [e.id for e in events if isinstance(e, (ActionComplete, ActionInvalid))]
-    assert len(ended) == len(set(ended))
-    assert set(started) <= set(ended)
-    for ev in events:
-        if isinstance(ev, ActionArgsDelta):
-            assert ev.id in started
-
-
-def check(
-    text: str,
-    expected: list[Event],
-    *,
-    args: Mapping[str, str] | None = None,
-    reason: FinishReason | None = None,
-    as_bytes: bool = False,
-    **options: Any,
-) -> None:
-    """``text`` under every chunking gives ``expected`` (merged) and the ``args`` deltas."""
-    runs: list[Sequence[str] | Sequence[bytes]] = list(chunkings(text))
-    if as_bytes:
-        data = text.encode()
-        runs += [[data], *splits(data), char_chunks(data)]
-    for chunks in runs:
-        events = run_chunks(TagParser(**options, stream_id="stream"), chunks, reason)
-        assert merge_events(events) == expected, chunks
-        assert args_by_action(events) == dict(args or {}), chunks
-        check_lifecycle(events)
 
 
 def per_feed(chunks: Sequence[str], **options: Any) -> list[list[Event]]:

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from c_parts_support import (
+from tests.support.c_parts import (
     c_machine,
     feed_in_pieces,
     not_sanitized,
     python_fast_paths,
     traced_growth,
 )
-from hypothesis_profiles import examples
-from test_tags_property import cut, cuts, documents, loose_documents
+from tests.support.hypothesis_profiles import examples
+from tests.support.tags import cut, cuts, documents, loose_documents
 from unspool.events import Event, TextDelta
 from unspool.protocols import c_fastpaths
 from unspool.protocols.tags import TagParser

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_chunking import char_chunks, merge_events, run_chunks, splits
-from test_tags import TRUNC, C, D, I, R, S, T, check
+from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
+from tests.support.tags import TRUNC, C, D, I, R, S, T, check
 from unspool.events import ActionArgsDelta, Diagnostic, Event
 from unspool.protocols.holdback import Delimiters
 from unspool.protocols.tag_formats import (

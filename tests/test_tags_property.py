@@ -15,7 +15,6 @@ A coarse timing test guards the linear cost.
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import time
@@ -24,102 +23,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_chunking import merge_events
-from hypothesis_profiles import examples
+from tests.support.chunking import merge_events
+from tests.support.hypothesis_profiles import examples
+from tests.support.tags import LOOSE_BITS, cut, cuts, documents, loose_documents
 from unspool.events import ActionComplete, ActionInvalid, Event, StreamDone, TextDelta
 from unspool.protocols.tag_formats import TagFormat
 from unspool.protocols.tags import TagParser
-
-PROSE_BITS = [
-    "Hello",
-    " ",
-    "world",
-    "\n",
-    "a < b",
-    "<br>",
-    "<actor",
-    "<act",
-    "<action",
-    "</action>",
-    "</act",
-    "<",
-    ">",
-    "/",
-    "=",
-    '"',
-    "'",
-    "你好",
-    "🚀",
-    "é",
-    "~",
-    "`",
-    "``",
-    "   ",
-    "<think>",
-    "</think>",
-    "</thi",
-]
-STRING_BITS = ["x", " ", "</action>", '<action name="z">', '"', "\\", "\n", "你好", "🚀", "{", "}"]
-
-prose = st.lists(st.sampled_from(PROSE_BITS), max_size=8).map("".join)
-strings = st.lists(st.sampled_from(STRING_BITS), max_size=5).map("".join)
-json_values = st.one_of(strings, st.integers(-5, 10**20), st.booleans(), st.none())
-arguments = st.dictionaries(st.sampled_from(["q", "content", "路径", "n"]), json_values, max_size=3)
-
-
-@st.composite
-def actions(draw: st.DrawFn) -> str:
-    """An action tag, usually well formed, sometimes broken in one way."""
-    name = draw(st.sampled_from(["s", "show_product_modal", "w"]))
-    quote = draw(st.sampled_from(['"', "'"]))
-    tag = draw(st.sampled_from(["action", "ACTION", "Action"]))
-    extra = draw(st.sampled_from(["", ' note="a>b"', " id=7", "  "]))
-    body = json.dumps(draw(arguments), ensure_ascii=False)
-    pad = draw(st.sampled_from(["", " ", "\n  "]))
-    body = draw(
-        st.sampled_from(
-            [
-                pad + body + pad,
-                pad + body + pad,
-                "",
-                "{}",
-                '{"q": x}',
-                body + " trailing",
-                body[:-1],
-                '<action name="b">{}',
-            ]
-        )
-    )
-    close = draw(st.sampled_from([f"</{tag}>", f"</{tag}>", "</action>", ""]))
-    return f"<{tag} name={quote}{name}{quote}{extra}>{body}{close}"
-
-
-@st.composite
-def fences(draw: st.DrawFn) -> str:
-    char = draw(st.sampled_from(["`", "~"]))
-    inner = draw(st.lists(st.one_of(prose, actions()), max_size=3).map("".join))
-    closing = draw(st.sampled_from([char * 3 + "\n", char * 4 + "\n", ""]))
-    return f"\n{char * 3}{draw(st.sampled_from(['', 'xml', 'json']))}\n{inner}\n{closing}"
-
-
-inline_code = st.lists(
-    st.one_of(st.sampled_from(["x", " ", "<", "你"]), actions()), max_size=3
-).map(lambda parts: "`" + "".join(parts).replace("`", "").replace("\n", " ") + "`")
-documents = st.lists(st.one_of(prose, actions(), fences(), inline_code), max_size=8).map("".join)
-
-
-@st.composite
-def cuts(draw: st.DrawFn, size: int) -> list[int]:
-    """Sorted cut points in ``0..size``; sometimes every point (one unit per chunk)."""
-    if size and draw(st.integers(0, 9)) == 0:
-        return list(range(1, size))
-    return sorted(draw(st.lists(st.integers(0, size), max_size=12)))
-
-
-def cut(data: Any, points: list[int]) -> list[Any]:
-    bounds = [0, *points, len(data)]
-    return [data[a:b] for a, b in itertools.pairwise(bounds)]
-
 
 _OPEN_PREFIX = re.compile(r"<action[ \t\r\n/].*", re.IGNORECASE | re.DOTALL)
 
@@ -217,22 +126,7 @@ def test_lenient_reasoning_chunkings_match_one_shot(
     assert merge_events(events) == expected
 
 
-LOOSE_BITS = ['"a"', '""', ", ", ",", " ", "0", "1", "{", "}", "[", "]", ":", "'x'", "True", "//"]
 LOOSE_BITS += ['"name"', '"f"', '"arguments"', "a", "\n", "</", "<", '"\\', '"', "nul"]
-loose_bodies = st.lists(st.sampled_from(LOOSE_BITS), max_size=10).map("".join)
-
-
-@st.composite
-def loose_documents(draw: st.DrawFn, fmt: str) -> str:
-    """Tags whose bodies are loose JSON-like fragments (what a model emits when it goes
-    wrong), closed or not, between bits of prose."""
-    parts: list[str] = []
-    for _ in range(draw(st.integers(1, 3))):
-        open_tag = '<action name="a">' if fmt == "action" else "<tool_call>"
-        close = draw(st.sampled_from(["</action>" if fmt == "action" else "</tool_call>", ""]))
-        parts.append(draw(st.sampled_from(["", "ok ", "a < b "])))
-        parts.append(open_tag + draw(loose_bodies) + close)
-    return "".join(parts)
 
 
 @settings(max_examples=examples(150), deadline=None)

@@ -20,16 +20,16 @@ import openai
 import pytest
 from google import genai
 
-from replay import ReplayServer, Reply, acollect, wire
-from replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
-from replay.bedrock_wire import converse_events, event_stream
-from replay.conversation_shapes import CHECKS
-from replay.gemini_wire import call as gemini_call
-from replay.gemini_wire import chunk, gemini_sse
-from replay.gemini_wire import text as gemini_text
-from replay.ollama_wire import CONTENT_TYPE as NDJSON
-from replay.ollama_wire import COUNTS as OLLAMA_COUNTS
-from replay.ollama_wire import line, ndjson, tool_call
+from tests.support.replay import ReplayServer, Reply, acollect, wire
+from tests.support.replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
+from tests.support.replay.bedrock_wire import converse_events, event_stream
+from tests.support.replay.conversation_shapes import CHECKS
+from tests.support.replay.gemini_wire import call as gemini_call
+from tests.support.replay.gemini_wire import chunk, gemini_sse
+from tests.support.replay.gemini_wire import text as gemini_text
+from tests.support.replay.ollama_wire import CONTENT_TYPE as NDJSON
+from tests.support.replay.ollama_wire import COUNTS as OLLAMA_COUNTS
+from tests.support.replay.ollama_wire import line, ndjson, tool_call
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.ledger import MemoryLedger
 from unspool.actions.registry import ActionRegistry

@@ -9,7 +9,7 @@ import pydantic
 import pytest
 from openai.types.responses import ResponseInputItemParam
 
-from replay import wire
+from tests.support.replay import wire
 from unspool.events import (
     ActionComplete,
     ActionFailed,

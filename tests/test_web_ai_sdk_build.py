@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support.web.js import ai_sdk_client
 from unspool.cli.demo import demo_command
 from unspool.web.ai_sdk_build import (
     BUILD_COMMAND,
@@ -20,7 +21,6 @@ from unspool.web.ai_sdk_build import (
     build_help,
     built_ai_sdk,
 )
-from web_support.js import ai_sdk_client
 
 
 def test_the_folder_is_the_env_var_else_the_xdg_cache_else_home(

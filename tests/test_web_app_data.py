@@ -24,12 +24,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tests.support.web.js import js_clients, run_node
+from tests.support.web.server import LiveServer
 from unspool import AppData, StateDelta, StateSnapshot, StreamDone, TextDelta, model_data
 from unspool.events import Event
 from unspool.web import EventStreamResponse, encode_sse
 from unspool.web.json_patch import PatchError, apply_patch, json_equal, parse_pointer
-from web_support.js import js_clients, run_node
-from web_support.server import LiveServer
 
 
 class Card(pydantic.BaseModel):

@@ -20,13 +20,13 @@ from typing import Any
 import httpx
 import pytest
 
-from actions_support.servers import ledger_of
-from replay import ReplayServer
+from tests.support.actions.servers import ledger_of
+from tests.support.replay import ReplayServer
+from tests.support.web.js import js_clients, run_node
+from tests.support.web.party import CARD, MODEL_REPLIES, NOT_ORDERED, ORDERED, Shop, party_app
+from tests.support.web.server import LiveServer
 from unspool.actions.ledgers import Ledger
 from unspool.actions.ledgers.answers import CLIENT_RESULT, DENIED
-from web_support.js import js_clients, run_node
-from web_support.party import CARD, MODEL_REPLIES, NOT_ORDERED, ORDERED, Shop, party_app
-from web_support.server import LiveServer
 
 FULL_CARD = json.loads(CARD)
 

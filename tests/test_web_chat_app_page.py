@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from actions_support.servers import ledger_of
-from replay import ReplayServer
+from tests.support.actions.servers import ledger_of
+from tests.support.replay import ReplayServer
+from tests.support.web.js import chat_app_page, require_tool
+from tests.support.web.party import CARD_AND_ORDER, MODEL_REPLIES, ORDERED, WELCOME, Shop, party_app
+from tests.support.web.server import LiveServer
 from unspool.actions.ledgers.answers import CLIENT_RESULT
-from web_support.js import chat_app_page, require_tool
-from web_support.party import CARD_AND_ORDER, MODEL_REPLIES, ORDERED, WELCOME, Shop, party_app
-from web_support.server import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.xdist_group("web-browser")

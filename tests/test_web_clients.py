@@ -15,6 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.web.app import SECRET, build_app, reference_events
+from tests.support.web.js import JS_SOURCES, js_clients, run_node
+from tests.support.web.server import LiveServer
 from unspool.events import (
     ActionComplete,
     ActionFailed,
@@ -32,9 +35,6 @@ from unspool.events import (
 )
 from unspool.web import GENERIC_ERROR
 from unspool.web.formats.ag_ui import HOSTED_ACTIVITY
-from web_support.app import SECRET, build_app, reference_events
-from web_support.js import JS_SOURCES, js_clients, run_node
-from web_support.server import LiveServer
 
 SCENARIOS = ("complete", "truncated", "failing")
 ENDINGS = {"complete": "stop", "truncated": "length", "failing": "error"}

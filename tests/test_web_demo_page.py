@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from web_support.js import AI_SDK_CACHE, ai_sdk_client, require_tool
-from web_support.server import LiveServer
+from tests.support.web.js import AI_SDK_CACHE, ai_sdk_client, require_tool
+from tests.support.web.server import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -318,7 +318,7 @@ COLLECT = """(url) => new Promise((resolve) => {
 def test_chromium_event_source_resumes_with_last_event_id(browser: Any) -> None:
     """The browser's own EventSource reconnects after each dropped connection, sending
     Last-Event-ID by itself: it must see every event once, in order."""
-    from web_support.app import build_app, reference_dicts
+    from tests.support.web.app import build_app, reference_dicts
 
     with LiveServer(build_app()) as live:
         page = browser.new_page()

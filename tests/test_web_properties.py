@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from hypothesis_profiles import examples
+from tests.support.hypothesis_profiles import examples
 from unspool import TagParser
 from unspool.events import (
     ActionComplete,

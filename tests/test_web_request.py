@@ -21,8 +21,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from hypothesis_profiles import examples
-from replay import ReplayServer
+from tests.support.hypothesis_profiles import examples
+from tests.support.replay import ReplayServer
+from tests.support.web.provider_sdks import PROVIDERS, check, send, wire_json
+from tests.support.web.request_bodies import PNG, STATES, ag_ui_body, ai_sdk_body, ai_sdk_tool_part
 from unspool import ActionFailed, ActionResult, BadRequest, read_request
 from unspool.web import bad_request_handler
 from unspool.web.conversation import (
@@ -36,8 +38,6 @@ from unspool.web.conversation import (
     UserTurn,
 )
 from unspool.web.provider_messages import provider_call_id
-from web_support.provider_sdks import PROVIDERS, check, send, wire_json
-from web_support.request_bodies import PNG, STATES, ag_ui_body, ai_sdk_body, ai_sdk_tool_part
 
 CITY = {"city": "Paris"}
 

@@ -26,6 +26,10 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.support.web.js import js_clients, run_node
+from tests.support.web.provider_sdks import PROVIDERS, check
+from tests.support.web.request_bodies import PNG, STATES, ag_ui_body, ai_sdk_body, png_url
+from tests.support.web.server import LiveServer
 from unspool import BadRequest, read_request
 from unspool.events import (
     ActionComplete,
@@ -40,10 +44,6 @@ from unspool.events import (
 from unspool.web import EventStreamResponse
 from unspool.web.formats.ui_messages import ChatBody
 from unspool.web.provider_messages import provider_call_id
-from web_support.js import js_clients, run_node
-from web_support.provider_sdks import PROVIDERS, check
-from web_support.request_bodies import PNG, STATES, ag_ui_body, ai_sdk_body, png_url
-from web_support.server import LiveServer
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from tests.support.web.app import build_app, reference_dicts
+from tests.support.web.server import LiveServer
 from unspool.events import Event, StreamDone, TextDelta
 from unspool.web import EventStreamResponse, ResumableStreams, TooManyStreams
-from web_support.app import build_app, reference_dicts
-from web_support.server import LiveServer
 
 
 def _frames(body: str) -> list[dict[str, Any]]:

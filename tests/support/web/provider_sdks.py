@@ -26,13 +26,13 @@ from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputItemParam
 
-from replay import ReplayServer, Reply, wire
-from replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
-from replay.bedrock_wire import converse_events, event_stream
-from replay.gemini_wire import chunk, gemini_sse
-from replay.gemini_wire import text as gemini_text
-from replay.ollama_wire import CONTENT_TYPE as NDJSON
-from replay.ollama_wire import line, ndjson
+from tests.support.replay import ReplayServer, Reply, wire
+from tests.support.replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
+from tests.support.replay.bedrock_wire import converse_events, event_stream
+from tests.support.replay.gemini_wire import chunk, gemini_sse
+from tests.support.replay.gemini_wire import text as gemini_text
+from tests.support.replay.ollama_wire import CONTENT_TYPE as NDJSON
+from tests.support.replay.ollama_wire import line, ndjson
 
 __all__ = ["PROVIDERS", "check", "send", "wire_json"]
 

@@ -6,7 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from helpers_chunking import char_chunks, merge_events, run_chunks, splits
+from hypothesis import strategies as st
+
+from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
 from unspool.events import ActionComplete, ActionStarted, Event, StreamDone, TextDelta
 from unspool.protocols.emitter import Validation
 from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
@@ -93,3 +95,51 @@ class OnlyWbOpen:
                 False, reason="unknown_action", errors=({"message": f"no action {name!r}"},)
             )
         return Validation(True, args)
+
+
+# characters that break naive scanners: brackets, braces, quotes, backslashes,
+# '</', control characters (escaped by json.dumps), CJK, emoji (surrogate pairs
+# when written as \uXXXX escapes), a line separator
+TRICKY = [*"[]{}<>/\"\\'`,:ab \n\t\r\x00\x1f", "</", "é", "中", "文", "😀", "🎉", "\u2028", "\\u"]
+
+
+text_st = st.lists(st.sampled_from(TRICKY), max_size=12).map("".join)
+
+
+scalar_st = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    text_st,
+)
+
+
+json_st = st.recursive(
+    scalar_st,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text_st, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+name_st = st.sampled_from(["spotlight", "wb_open", "wb_draw_table", "laser", "名前", "a b"])
+
+
+item_st = st.one_of(
+    st.tuples(st.just("text"), text_st),
+    st.tuples(st.just("action"), name_st, st.dictionaries(text_st, json_st, max_size=4)),
+)
+
+
+def render(items: list[tuple[Any, ...]], ensure_ascii: bool, spaced: bool) -> str:
+    objs = [
+        {"type": "text", "content": item[1]}
+        if item[0] == "text"
+        else {"type": "action", "name": item[1], "params": item[2]}
+        for item in items
+    ]
+    separators = (", ", ": ") if spaced else (",", ":")
+    return json.dumps(objs, ensure_ascii=ensure_ascii, separators=separators)
+
+
+FUZZ = [*'[]{}",:\\ \n`0123456789-.abtrue', '"type"', '"text"', '"action"', '"content"', '"name"']

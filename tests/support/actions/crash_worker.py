@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from actions_support.servers import close, open_ledger
-from actions_support.streams import action_stream
+from tests.support.actions.servers import close, open_ledger
+from tests.support.actions.streams import action_stream
 from unspool.actions.dispatcher import Dispatcher
 from unspool.actions.registry import ActionRegistry
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from unspool.core import machines
+from tests.support.machines import on_machine
 from unspool.protocols import c_fastpaths
 
 not_sanitized = pytest.mark.skipif(
@@ -25,12 +25,8 @@ not_sanitized = pytest.mark.skipif(
 @pytest.fixture
 def c_machine() -> Iterator[None]:
     """The C machine selected for the test (the C parts run only with it)."""
-    before = machines.selected()
-    machines.select("c")
-    try:
+    with on_machine("c"):
         yield
-    finally:
-        machines.select(before)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """``stream_model`` against instructor's ``Partial[Model]`` on the same stream, one run.
 
-Usage: ``PYTHONPATH=src:tests python tests/actions_support/bench_stream_model.py [SIZES...]``
+Usage: ``PYTHONPATH=src:. python tests/support/actions/bench_stream_model.py [SIZES...]``
 (document sizes in KB, default ``4 16 64``; chunks of 8 characters, as a model
 streams tokens). Each library consumes every chunk as a streaming UI would:
 unspool's :func:`stream_model` (incremental), instructor's

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.hosted import (
+from tests.support.replay.hosted import (
     BASH,
     CODE,
     COMMAND,

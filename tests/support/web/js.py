@@ -1,7 +1,7 @@
 """The npm clients of the web tests, and the demo page's AI SDK client, built once into
 gitignored caches.
 
-``tests/web_js/package.json`` (and its lock) pin the clients; they are installed with
+``tests/support/web_js/package.json`` (and its lock) pin the clients; they are installed with
 ``npm ci`` into ``.cache/web-js/`` at the repository's root, reused while the pins and
 scripts are unchanged, under a file lock so parallel test workers install once. The
 page's AI SDK client is built by unspool's own :func:`~unspool.web.ai_sdk_build.build_ai_sdk`
@@ -33,8 +33,9 @@ __all__ = [
     "run_node",
 ]
 
-JS_SOURCES = Path(__file__).resolve().parent.parent / "web_js"
-CACHE = JS_SOURCES.parent.parent / ".cache" / "web-js"
+ROOT = Path(__file__).resolve().parents[3]
+JS_SOURCES = ROOT / "tests" / "support" / "web_js"
+CACHE = ROOT / ".cache" / "web-js"
 AI_SDK_CACHE = CACHE.parent / "ai-sdk"
 
 
@@ -123,7 +124,7 @@ def run_node(
     return json.loads(done.stdout) if expect_json else done.stdout
 
 
-CHAT_APP_PAGE = JS_SOURCES.parent.parent / "examples" / "chat_app" / "page"
+CHAT_APP_PAGE = ROOT / "examples" / "chat_app" / "page"
 CHAT_APP_CACHE = CACHE.parent / "chat-app-page"
 
 

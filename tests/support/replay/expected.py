@@ -1,4 +1,4 @@
-"""The exact events expected from each recorded stream of ``tests/fixtures/providers``."""
+"""The exact events expected from each recorded stream of ``tests/support/fixtures/providers``."""
 
 from __future__ import annotations
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.bedrock_wire import event_stream
-from replay.faithful import CREATED, chat
-from replay.gemini_wire import gemini_sse
-from replay.wire import sse
+from tests.support.replay.bedrock_wire import event_stream
+from tests.support.replay.faithful import CREATED, chat
+from tests.support.replay.gemini_wire import gemini_sse
+from tests.support.replay.wire import sse
 
 __all__ = ["NAMED", "STREAMS", "body"]
 

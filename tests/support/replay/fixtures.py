@@ -1,10 +1,10 @@
-"""The recorded provider streams of ``tests/fixtures/providers`` and ways to cut them."""
+"""The recorded provider streams of ``tests/support/fixtures/providers`` and ways to cut them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from replay.server import pieces_of
+from tests.support.replay.server import pieces_of
 
 __all__ = ["FIXTURES", "chunkings", "load"]
 

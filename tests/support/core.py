@@ -316,7 +316,7 @@ def events_of(chunks: Sequence[Chunk], **options: Any) -> tuple[JsonStream, list
 # --------------------------------------------------------------------------- conformance data
 
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 """Test data shipped in the repository (a fresh clone needs nothing beside it)."""
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import openai
 
-from replay import ReplayServer, Reply, wire
+from tests.support.replay import ReplayServer, Reply, wire
 from unspool.actions.ledgers import Ledger
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 

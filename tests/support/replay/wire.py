@@ -9,7 +9,7 @@
   per block ``content_block_start`` / ``_delta`` / ``_stop``, ``message_delta``
   with the stop reason, ``message_stop``; ``ping`` now and then.
 
-Used to write the fixtures under ``tests/fixtures/providers/`` and by the
+Used to write the fixtures under ``tests/support/fixtures/providers/`` and by the
 benchmark to build large streams.
 """
 

@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 SUPPORT = Path(__file__).parent
-SRC = SUPPORT.parent.parent / "src"
+ROOT = SUPPORT.parents[2]
+SRC = ROOT / "src"
 
 
 def start(script: str, *args: str) -> subprocess.Popen[str]:
-    """``python actions_support/<script> args...`` with ``src`` and ``tests`` on the path."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(SUPPORT.parent)])}
+    """``python tests/support/actions/<script> args...`` with ``src`` and the repository's
+    root (for ``tests.support``) on the path."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(ROOT)])}
     return subprocess.Popen(
         [sys.executable, str(SUPPORT / script), *args],
         stdout=subprocess.PIPE,
