@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "bench" / "baseline.py").is_file(), reason="bench/ is not in this tree"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "setup.py").is_file(), reason="needs the source tree (setup.py)"

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import SRC
 from unspool import MalformedJSON, parse_partial
 
-SRC = Path(__file__).resolve().parents[1] / "src"
 SCRIPT = Path(sys.executable).with_name("unspool")
 COMMANDS = ["parse", "repair", "replay", "demo"]
 

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.paths import ROOT
 from tests.support.replay.fixtures import FIXTURES
 from unspool.cli.main import main
 from unspool.cli.replay_cmd import SAMPLES, sample_text
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]], str]:

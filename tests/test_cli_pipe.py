@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from tests.support.paths import SRC
+
 SCRIPT = Path(sys.executable).with_name("unspool")
 LINE_TIMEOUT = 20.0  # generous: the first line waits for the interpreter to start
 QUIET = 0.15

@@ -23,9 +23,9 @@ from pathlib import Path
 import pyte
 import pytest
 
+from tests.support.paths import SRC
 from unspool import MalformedJSON, parse_partial
 
-SRC = Path(__file__).resolve().parents[1] / "src"
 ROWS, COLS = 60, 100
 TIMEOUT = 120.0
 

@@ -40,6 +40,7 @@ from tests.support.core import (
     transform_dir,
     utf8_or_none,
 )
+from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON
 
 # ------------------------------------------------------------------------------ n_ files
@@ -370,7 +371,7 @@ def _expect_truncated(chunks: list[Any], value: Any, label: str) -> None:
 
 def test_conformance_data_ships_inside_the_repository_with_its_licence() -> None:
     """A fresh clone with nothing beside it has the data (never ``../shared``)."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = ROOT
     folder = conformance_dir().resolve()
     assert folder.is_relative_to(repo / "tests"), folder
     licence = (folder / "JSONTestSuite" / "LICENSE").read_text(encoding="utf-8")

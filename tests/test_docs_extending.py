@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 PAGES = sorted((ROOT / "docs" / "extending").glob("*.md"))
 
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import SRC
 from unspool.extras import MissingExtra, install_hint, needs_extra
 
-SRC = Path(__file__).resolve().parents[1] / "src"
 SCRIPT = Path(sys.executable).with_name("unspool")
 
 BLOCKER = """

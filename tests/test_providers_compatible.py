@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
+from tests.support.paths import ROOT
 from tests.support.replay import ReplayServer, Reply, collect, pieces_of
 from tests.support.replay.compatible import FAILURES, STREAMS
 from unspool.events import (
@@ -31,7 +31,7 @@ from unspool.sources.providers.compatible import COMPATIBLE, markdown
 from unspool.sources.providers.openai import OpenAIDecoder, from_openai
 from unspool.sources.sse import SSEDecoder
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = ROOT / "README.md"
 MESSAGES = [{"role": "user", "content": "?"}]
 
 

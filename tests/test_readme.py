@@ -39,6 +39,7 @@ import httpx
 import pytest
 
 from tests.support.actions.servers import postgres_dsn
+from tests.support.paths import ROOT
 from tests.support.replay import ReplayServer, Reply, wire
 from tests.support.replay.bedrock_wire import CONTENT_TYPE as EVENTSTREAM
 from tests.support.replay.bedrock_wire import converse_events, event_stream
@@ -48,7 +49,6 @@ from tests.support.replay.ollama_wire import CONTENT_TYPE as NDJSON
 from tests.support.replay.ollama_wire import line, ndjson, tool_call
 from tests.support.web.server import LiveServer
 
-ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -5,15 +5,15 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.support.paths import ROOT
 from unspool import LENIENT_KINDS, JsonStream, MalformedJSON, loads_with_repairs
 from unspool.core import machines
 from unspool.core.repairs import REPAIR_KINDS, RepairKind, readme_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = ROOT / "README.md"
 
 # Each kind's cases as models write them (the README examples are prose, not all parseable).
 CASES: dict[str, list[str]] = {

@@ -19,7 +19,6 @@ import sys
 import tracemalloc
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +31,7 @@ from tests.support.core import chunks_at, cut_points, detach, json_docs, mismatc
 from tests.support.hypothesis_profiles import examples
 from tests.support.lenient_writer import documents as dirty_documents
 from tests.support.machines import on_machine
+from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
 from unspool.core.errors import REENTRY
@@ -561,14 +561,13 @@ def _rss_pages() -> int:
 )
 def test_rss_stays_flat_over_many_parsers() -> None:
     # In a child process: a test worker's RSS also moves with whatever other tests allocate.
-    # The child imports this module by its name, from the root its package starts at.
+    # The child imports this module by its name, from the repository's root.
     code = (
         "import importlib, sys; sys.path.insert(0, sys.argv[1]); "
         "print(importlib.import_module(sys.argv[2]).rss_growth())"
     )
-    root = Path(__file__).resolve().parents[__name__.count(".")]
     out = subprocess.run(
-        [sys.executable, "-c", code, str(root), __name__],
+        [sys.executable, "-c", code, str(ROOT), __name__],
         capture_output=True,
         text=True,
         check=True,

@@ -8,18 +8,18 @@ import asyncio
 import json
 import re
 import typing
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.paths import ROOT
 from unspool import events as ev
 
 pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
 
 from unspool.web import ResumableStreams, encode_sse
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "sse-format.md"
+DOC = ROOT / "docs" / "sse-format.md"
 
 SAMPLES: list[Any] = [
     ev.TextDelta("Hi"),

@@ -15,8 +15,7 @@ from hypothesis import settings
 from tests import conftest
 from tests.support import runs
 from tests.support.hypothesis_profiles import PROFILES, chosen_profile, examples
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 
 def test_profile_is_dev_by_default_ci_under_ci_and_long_on_request() -> None:

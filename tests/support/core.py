@@ -17,6 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, MalformedJSON
 from unspool.core.path_events import PathEvent, Skipped, StringDelta
 
@@ -316,7 +317,7 @@ def events_of(chunks: Sequence[Chunk], **options: Any) -> tuple[JsonStream, list
 # --------------------------------------------------------------------------- conformance data
 
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DATA_DIR = ROOT / "tests" / "data"
 """Test data shipped in the repository (a fresh clone needs nothing beside it)."""
 
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.support.paths import ROOT, SRC
+
 SUPPORT = Path(__file__).parent
-ROOT = SUPPORT.parents[2]
-SRC = ROOT / "src"
 
 
 def start(script: str, *args: str) -> subprocess.Popen[str]:

@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
+from tests.support.paths import ROOT
+
 __all__ = [
     "AI_SDK_CACHE",
     "JS_SOURCES",
@@ -33,7 +35,6 @@ __all__ = [
     "run_node",
 ]
 
-ROOT = Path(__file__).resolve().parents[3]
 JS_SOURCES = ROOT / "tests" / "support" / "web_js"
 CACHE = ROOT / ".cache" / "web-js"
 AI_SDK_CACHE = CACHE.parent / "ai-sdk"

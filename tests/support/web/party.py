@@ -14,10 +14,11 @@ from typing import Any
 
 import openai
 
+from tests.support.paths import ROOT
 from tests.support.replay import ReplayServer, Reply, wire
 from unspool.actions.ledgers import Ledger
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+EXAMPLES = ROOT / "examples"
 if str(EXAMPLES) not in sys.path:
     sys.path.insert(0, str(EXAMPLES))
 
