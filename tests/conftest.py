@@ -3,12 +3,14 @@ per-run shared folders.
 
 * The hypothesis profile (``tests/support/hypothesis_profiles.py``) is loaded here, before any test
   module is imported, so ``examples(weight)`` in a decorator already sees it.
-* Each module named ``test_core_*`` (and the other modules in :data:`BOTH_MACHINES`)
-  is collected twice, once per JsonStream machine: ``[python]`` runs the pure-Python
-  reference, ``[c]`` the C machine of ``unspool.core._speedups`` (left out, with a
-  note in the test ids, when the extension is not built).  A test module needs no
-  change: the module-scoped autouse fixture :func:`machine` selects the machine
-  before its tests run.
+* The machine matrix: each module of ``tests/core`` (but those of :data:`ONE_MACHINE`)
+  is collected twice, once per JsonStream machine of ``tests.support.machines.MACHINES``:
+  ``[python]`` runs the pure-Python reference, ``[c]`` the C machine of
+  ``unspool.core._speedups`` (left out when the extension is not built).  A test module
+  needs no change: the module-scoped autouse fixture :func:`machine` selects the machine
+  before its tests run.  This is the one place that says which tests run on which
+  machine; a test that compares the machines itself takes them from ``MACHINES`` and
+  ``on_machine``.
 * The suite runs under pytest-xdist (``-n auto --dist loadgroup`` in
   ``pyproject.toml``); ``tests/support/runs.py`` says what a fixture needs to be safe there,
   and :func:`build_once` gives the workers one folder built once per run.  Each
@@ -32,8 +34,9 @@ from unspool.core import machines
 
 PROFILE = load_profile()
 
-BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_lenient_table", "test_lenient_properties")
-"""Modules outside ``test_core_*`` that also run on both machines."""
+ONE_MACHINE = ("test_machine_state", "test_speedups", "test_pyliteral", "test_repair_kinds")
+"""Modules of ``tests/core`` collected once: they pick the machine in each test (the
+differential tests, the hand-over between the machines) or do not parse with JsonStream."""
 
 
 @pytest.hookimpl(trylast=True)
@@ -61,8 +64,8 @@ def pytest_report_header() -> str:
 
 
 def _on_both(module_name: str) -> bool:
-    short = module_name.rsplit(".", 1)[-1]
-    return short.startswith("test_core_") or short in BOTH_MACHINES
+    package, _, short = module_name.rpartition(".")
+    return package == "tests.core" and short not in ONE_MACHINE
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
