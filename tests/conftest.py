@@ -105,7 +105,7 @@ def build_once(run_dir: Path) -> Callable[[str, Callable[[Path], None]], Path]:
 
 @pytest.fixture(scope="module")
 def module_replay_server() -> Iterator[ReplayServer]:
-    """One loopback replay server (``tests/replay``) for the module's tests."""
+    """One loopback replay server (``tests/support/replay``) for the module's tests."""
     with ReplayServer() as server:
         yield server
 

@@ -3,7 +3,7 @@
 Processes racing on one reply, a worker killed inside a handler, connections cut
 mid-stream, async use, and a caller's own connection, pool or client. The servers'
 addresses come from ``UNSPOOL_TEST_POSTGRES`` / ``UNSPOOL_TEST_REDIS`` (see
-``actions_support/servers.py``); without them these tests skip, except under CI.
+``tests/support/actions/servers.py``); without them these tests skip, except under CI.
 """
 
 from __future__ import annotations

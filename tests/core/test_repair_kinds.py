@@ -8,9 +8,9 @@ import re
 
 import pytest
 
+from tests.support.machines import MACHINES, needs_c, on_machine
 from tests.support.paths import ROOT
 from unspool import LENIENT_KINDS, JsonStream, MalformedJSON, loads_with_repairs
-from unspool.core import machines
 from unspool.core.repairs import REPAIR_KINDS, RepairKind, readme_table
 
 README = ROOT / "README.md"
@@ -76,17 +76,13 @@ def test_every_message_comes_from_the_row(kind: RepairKind) -> None:
     """Both machines, every case: each repair of this kind says one of its row's messages."""
     pattern = _pattern(kind)
     seen = set()
-    for machine in (["c"] if machines.AVAILABLE else []) + ["python"]:
-        before = machines.selected()
-        machines.select(machine)
-        try:
+    for machine in MACHINES:
+        with on_machine(machine):
             for text in CASES[kind.name]:
                 _, repairs = loads_with_repairs(text)
                 for r in (r for r in repairs if r.kind == kind.name):
                     assert pattern.fullmatch(r.message), (machine, text, r)
                     seen.add(r.kind)
-        finally:
-            machines.select(before)
     assert kind.name in seen  # the cases do make this repair
 
 
@@ -98,7 +94,7 @@ def _handed_over(text: str) -> bool:
     return getattr(parser, "_gen", None) is not None
 
 
-@pytest.mark.skipif(not machines.AVAILABLE, reason="the C machine is not built")
+@needs_c
 @pytest.mark.parametrize("kind", REPAIR_KINDS, ids=lambda k: k.name)
 def test_the_c_machine_column_says_what_the_c_machine_does(kind: RepairKind) -> None:
     if kind.c_machine == "one-shot":
@@ -108,12 +104,8 @@ def test_the_c_machine_column_says_what_the_c_machine_does(kind: RepairKind) -> 
             parser.finish()
         assert kind.name not in {r.kind for r in parser.repairs}
         return
-    before = machines.selected()
-    machines.select("c")
-    try:
+    with on_machine("c"):
         handed = [_handed_over(t) for t in CASES[kind.name] if kind.name != "truncated"]
-    finally:
-        machines.select(before)
     if kind.name == "truncated":  # made at finish(), where the Python machine closes
         assert kind.c_machine == "hands over"
     elif kind.c_machine == "reads":

@@ -30,7 +30,7 @@ from tests.support import lenient_table as table
 from tests.support.core import chunks_at, cut_points, detach, json_docs, mismatch
 from tests.support.hypothesis_profiles import examples
 from tests.support.lenient_writer import documents as dirty_documents
-from tests.support.machines import on_machine
+from tests.support.machines import MACHINES, on_machine
 from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
 from unspool.core import machines
@@ -208,7 +208,7 @@ KNOWN_CASES = sorted(
 @st.composite
 def broken_documents(draw: st.DrawFn) -> str:
     """A document broken the way models break JSON: written with random deviations
-    (test_lenient_properties), a known case (:data:`KNOWN_CASES`), or valid JSON with
+    (``tests.support.lenient_writer``), a known case (:data:`KNOWN_CASES`), or valid JSON with
     random edits; often truncated or put in a fence."""
     kind = draw(st.integers(0, 3))
     if kind == 0:
@@ -386,7 +386,7 @@ def test_both_machines_agree_on_every_small_chunking(doc: str, size: int) -> Non
 
 
 def test_selection() -> None:
-    assert machines.selected() in ("c", "python")
+    assert machines.selected() in MACHINES
     assert type(make("c")) is not JsonStream
     assert isinstance(make("c"), JsonStream)
     assert type(make("python")) is JsonStream

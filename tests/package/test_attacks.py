@@ -1,7 +1,7 @@
 """Regression tests for what adversarial inputs found (issue 12): super-linear cost,
 exceptions out of parsers that must never raise, results that depend on the chunking.
 
-Growth guards are in the style of ``test_core_cost.py`` (its ``best_time``: least
+Growth guards are in the style of ``tests/core/test_cost.py`` (``best_time``: least
 thread CPU time of a few runs, gc frozen): 4x the input must cost well under 8x the
 time, where a quadratic cause takes ~16x.
 """

@@ -2,7 +2,7 @@
 
 Every ```python block is executed as a user would paste it. A block that calls a provider
 SDK reads its key and address from the environment (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``,
-...), which this module points at the loopback replay server (``tests/replay``) with a
+...), which this module points at the loopback replay server (``tests/support/replay``) with a
 recorded reply queued; a block that defines a web app (``app = FastAPI(...)``) is served
 with uvicorn on 127.0.0.1 and driven with httpx; the ``PostgresLedger`` block uses the test
 PostgreSQL server. Each such block has an entry in :data:`DRIVERS` (found by a line of the
@@ -350,7 +350,7 @@ def test_cli_example_runs(line: str) -> None:
     """Each line of the command line's block runs from the repository's root and exits 0,
     printing what it should; ``demo`` at ``--speed 50`` (it plays at the recorded pace).
     The ``--web`` lines serve until stopped: here their options are checked (``--help``
-    after them), ``test_web_demo_page`` serves the page; the README says so."""
+    after them), ``tests/web/test_demo_page.py`` serves the page; the README says so."""
     if "--web" in line:
         command = line + " --help"
     elif line.startswith("unspool demo"):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tests.support.c_parts import not_sanitized, traced_growth
 from tests.support.hypothesis_profiles import examples
-from unspool.core import machines
+from tests.support.machines import MACHINES, on_machine
 from unspool.core.jsonstream import JsonStream
 from unspool.core.snapshot import deep_copy
 from unspool.protocols import args_snapshot
@@ -128,15 +128,10 @@ def test_take_checks_its_arguments() -> None:
 
 
 def test_new_snapshots_follows_the_selected_machine() -> None:
-    before = machines.selected()
-    try:
-        machines.select("python")
-        assert type(new_snapshots()) is ArgsSnapshots
-        if machines.AVAILABLE:
-            machines.select("c")
-            assert type(new_snapshots()) is C_SNAPSHOTS
-    finally:
-        machines.select(before)
+    expected = {"python": ArgsSnapshots, "c": C_SNAPSHOTS}
+    for machine in MACHINES:
+        with on_machine(machine):
+            assert type(new_snapshots()) is expected[machine]
     assert args_snapshot.C_SNAPSHOTS is C_SNAPSHOTS
 
 

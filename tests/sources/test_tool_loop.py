@@ -3,7 +3,7 @@
 Turn 1: the model calls three actions (one runs, one has invalid arguments, one's
 handler raises); the dispatcher runs them; the provider's result builder makes the next
 messages; turn 2's request must carry them in the provider's documented shape (checked
-by ``replay.conversation_shapes``); the model then answers in text and the loop stops.
+by ``tests.support.replay.conversation_shapes``); the model then answers in text and the loop stops.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The "ai-sdk" and "ag-ui" formats read by the real JavaScript clients, from npm.
 
-A real uvicorn server on 127.0.0.1 serves scripted replies (``web_support.app``) through
+A real uvicorn server on 127.0.0.1 serves scripted replies (``tests.support.web.app``) through
 ``EventStreamResponse``; node runs the AI SDK's chat client and chunk schema, and AG-UI's
 ``EventSchemas`` and ``HttpAgent``. Every chunk must pass the package's own schema, and
 what the client rebuilds must match the events computed in-process.

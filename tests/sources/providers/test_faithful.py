@@ -1,6 +1,6 @@
 """What providers really send, through the real SDK clients over real HTTP (issue 14, 1-5).
 
-Each stream of :mod:`replay.faithful` is written by the replay server whole, every 7
+Each stream of :mod:`tests.support.replay.faithful` is written by the replay server whole, every 7
 bytes, cut inside every multi-byte UTF-8 character and (for a few) one byte at a time;
 the SDK reads it like an API response and the events must be exactly the expected
 ones.  A last test feeds every fixture payload by payload: each kind of payload that

@@ -1,6 +1,6 @@
 """A tool the provider already ran is never an action to dispatch (issue 25, item 1).
 
-Each stream of :mod:`replay.hosted` (OpenAI's and xAI's Responses, Anthropic, Groq's Chat
+Each stream of :mod:`tests.support.replay.hosted` (OpenAI's and xAI's Responses, Anthropic, Groq's Chat
 Completions, Gemini, Bedrock) must give exactly its expected events: fed payload by
 payload as dicts, as its raw body cut every 7 bytes and inside every multi-byte
 character, and through the provider's real SDK over real HTTP.  Then the same streams

@@ -1,7 +1,7 @@
 """A process that dispatches two actions with a durable ledger, for the crash tests.
 
 Usage: ``python crash_worker.py LEDGER RUNS MODE [idempotent]``. LEDGER is an
-SQLite file path, or the JSON of :func:`actions_support.servers.spec`. Each
+SQLite file path, or the JSON of :func:`tests.support.actions.servers.spec`. Each
 handler run appends the order id to the file RUNS (fsynced) before anything else;
 with MODE ``hang`` the handler of order ``A`` then prints ``RUNNING`` and sleeps
 until the test kills the process with SIGKILL (between "started" and "finished"

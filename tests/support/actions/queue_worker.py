@@ -1,7 +1,7 @@
 """A process whose concurrent dispatcher holds queued claims when it is killed.
 
 Usage: ``python queue_worker.py LEDGER RUNS ACTIONS``. LEDGER is the JSON of
-:func:`actions_support.servers.spec`. ``Dispatcher(concurrent=True, max_workers=1)``
+:func:`tests.support.actions.servers.spec`. ``Dispatcher(concurrent=True, max_workers=1)``
 claims all ACTIONS actions of the reply ``queued`` up front; the handler of action
 0 appends ``0`` to RUNS, prints ``RUNNING`` and sleeps until the test kills the
 process with SIGKILL, so actions 1... stay claimed and never started. The lease is

@@ -1,7 +1,7 @@
 """A process that dispatches the same 100-action reply as its peers, for the race test.
 
 Usage: ``python race_worker.py LEDGER RUNS GO``. LEDGER is the JSON of
-:func:`actions_support.servers.spec`. The worker prepares everything, prints
+:func:`tests.support.actions.servers.spec`. The worker prepares everything, prints
 ``READY``, waits for the file GO to exist (the test creates it once every worker
 is ready), then dispatches; each handler run appends its action's number to RUNS
 (one ``O_APPEND`` write), and every outcome is printed as one JSON line.

@@ -1,7 +1,7 @@
 """One process of the ledger soak: several dispatchers on one shared reply.
 
 Usage: ``python soak_worker.py LEDGER OUT ACTIONS DISPATCHERS LEASE SEED``. LEDGER is
-the JSON of :func:`actions_support.servers.spec`; OUT a folder. Each of the
+the JSON of :func:`tests.support.actions.servers.spec`; OUT a folder. Each of the
 DISPATCHERS threads runs ``Dispatcher(concurrent=True, max_workers=2)`` over all
 ACTIONS actions, in an order of its own (a seeded shuffle), each keyed by its
 number (``key=``), so every dispatcher of every process competes for every key.

@@ -1,4 +1,4 @@
-"""The exact events expected from each stream of :mod:`replay.faithful`."""
+"""The exact events expected from each stream of :mod:`tests.support.replay.faithful`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The exact events expected from each stream of :mod:`replay.hosted` (stream id ``"stream"``)."""
+"""The exact events expected from each stream of :mod:`tests.support.replay.hosted` (stream id ``"stream"``)."""
 
 from __future__ import annotations
 
