@@ -2,7 +2,7 @@
 
 One tool call whose arguments are 4, 32 and 128 KB of JSON, streamed in 4-byte
 argument deltas (about one token each), is served over real HTTP by the replay
-server of ``tests/replay`` and read three ways with the real SDK client:
+server of ``tests/support/replay`` and read three ways with the real SDK client:
 
 * ``raw``: iterate the SDK's stream and do nothing (transport + SDK chunk parsing);
 * ``unspool``: ``from_openai`` / ``from_anthropic`` over that same raw stream
