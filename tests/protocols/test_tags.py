@@ -28,7 +28,7 @@ from unspool.protocols.emitter import Validation
 from unspool.protocols.tag_formats import TagFormat
 from unspool.protocols.tags import TagParser, parse_tags
 
-# ---------------------------------------------------------------------- shorthand
+# ---------------------------------------------------------------------- validation
 
 
 class Schemas:

@@ -9,8 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 RATIO_LIMIT = 8.0
-
-
 REPEATS = 3
 
 

@@ -101,10 +101,7 @@ class OnlyWbOpen:
 # '</', control characters (escaped by json.dumps), CJK, emoji (surrogate pairs
 # when written as \uXXXX escapes), a line separator
 TRICKY = [*"[]{}<>/\"\\'`,:ab \n\t\r\x00\x1f", "</", "é", "中", "文", "😀", "🎉", "\u2028", "\\u"]
-
-
 text_st = st.lists(st.sampled_from(TRICKY), max_size=12).map("".join)
-
 
 scalar_st = st.one_of(
     st.none(),
@@ -114,16 +111,13 @@ scalar_st = st.one_of(
     text_st,
 )
 
-
 json_st = st.recursive(
     scalar_st,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text_st, inner, max_size=3),
     max_leaves=10,
 )
 
-
 name_st = st.sampled_from(["spotlight", "wb_open", "wb_draw_table", "laser", "名前", "a b"])
-
 
 item_st = st.one_of(
     st.tuples(st.just("text"), text_st),

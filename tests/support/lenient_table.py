@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 NAN = float("nan")
-
-
 INF = float("inf")
 
 
@@ -21,25 +19,12 @@ class Case:
 
 
 TC, SQ, UK, CM = "trailing_comma", "single_quotes", "unquoted_key", "comment"
-
-
 PL, CC, MC, IQ = "python_literal", "control_char", "missing_comma", "inner_quote"
-
-
 NN, TR = "nan", "truncated"
-
-
 IE, UV, LC, LZ = "invalid_escape", "unquoted_value", "literal_case", "leading_zeros"
-
-
 CQ, EL, MV = "curly_quotes", "ellipsis", "missing_value"
-
-
 MX, XC, MQ = "mismatched_closer", "extra_closer", "missing_quote"
-
-
 US = "unicode_space"
-
 
 CASES = [
     # ---------------------------------------------------------------- trailing commas
@@ -308,7 +293,6 @@ CASES = [
     ),
 ]
 
-
 POSITIONS = [
     ("[1, 2, 3,]", [(TC, 9)]),  # reported at the closer that followed the comma
     ("{'a': 'b'}", [(SQ, 1), (SQ, 6)]),
@@ -323,7 +307,6 @@ POSITIONS = [
     ("[{a: 1,} {b: 'two'} /* end */]", [(UK, 2), (TC, 7), (MC, 9), (UK, 10), (SQ, 13), (CM, 20)]),
 ]
 
-
 NOT_REPAIRED = [
     ("[1,,2]", 3),  # a hole in an array: a value would have to be invented
     ('{"a" 1}', 5),  # a missing colon
@@ -336,9 +319,7 @@ NOT_REPAIRED = [
     ('{"a": True}', -1),  # placeholder: replaced below
 ]
 
-
 NOT_REPAIRED = NOT_REPAIRED[:-1]
-
 
 CHUNKING_REGRESSIONS = [
     # (text, trailing, (complete, tail, value, repair kinds and positions))
@@ -347,7 +328,6 @@ CHUNKING_REGRESSIONS = [
     ('", "</a>', "ignore", (True, "</a>", ", ", [])),
     ('["a, "]', "error", (True, "", ["a, "], [])),
 ]
-
 
 PROFILE_REGRESSIONS = [
     # (text, value, repair kinds and positions): found by the long hypothesis profile
@@ -367,7 +347,6 @@ PROFILE_REGRESSIONS = [
     ("[1, ..", [1], [(TR, 6)]),
     ('{"a": 1, .', {"a": 1}, [(TR, 10)]),
 ]
-
 
 HOLDOUT_REGRESSIONS = [
     # (text, value, repair kinds and positions): wrong values the issue 13 hold-out found
@@ -420,7 +399,6 @@ HOLDOUT_REGRESSIONS = [
     ('{"a": [1, // see [2]', {"a": [1]}, [(CM, 10), (TR, 20)]),
 ]
 
-
 HOLDOUT_REFUSED = [
     # (text, error position): any reading would be a guess or a wrong value
     ('{"key": 1. }', 8),  # an unfinished number before its delimiter: not "1." the string
@@ -439,7 +417,6 @@ HOLDOUT_REFUSED = [
     ('{ "key": { "key2": "value2" // comment }, "key3": "value3" }', 60),
     ('{ "key": { "key2": "value2" # comment }, "key3": "value3" }', 59),
 ]
-
 
 FENCED = [
     # (text, value, tail): the closing fence came before the closers (trailing="ignore")

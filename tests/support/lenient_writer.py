@@ -29,24 +29,12 @@ DEVIATIONS = (
     "us",
 )
 
-
 BARE = re.compile(r"[a-z][a-z0-9_ -]*[a-z0-9]\Z|[a-z]\Z")
-
-
 NOT_BARE = {"true", "false", "null", "none", "nan", "infinity"}
-
-
 SAFE_ESCAPE = set("acdegjkmopqsvwxyz(")
-
-
 IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*\Z")
-
-
 _CHARS = st.sampled_from(list("ab xyZ_$-09\"'\\/\n\t\r\x01{}[],:é😀"))
-
-
 _WORDS = st.text(alphabet=st.sampled_from(list("ab xZ09")), max_size=4)
-
 
 TEXTS = st.one_of(
     st.text(alphabet=_CHARS, max_size=8),
@@ -55,9 +43,7 @@ TEXTS = st.one_of(
     st.builds(lambda a, c, b: a + c + b, _WORDS, st.sampled_from(list("\n\t\r\x00\x1f")), _WORDS),
 )
 
-
 KEYS = st.one_of(TEXTS, st.from_regex(r"[A-Za-z_$][A-Za-z0-9_$-]{0,5}", fullmatch=True))
-
 
 SCALARS = st.one_of(
     st.none(),
@@ -66,7 +52,6 @@ SCALARS = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
     TEXTS,
 )
-
 
 VALUES = st.recursive(
     SCALARS,

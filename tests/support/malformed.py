@@ -63,7 +63,6 @@ FIELDS = [
     "is_error", "server_label", "output", "status",
 ]  # fmt: skip
 
-
 OPENAI_TYPES = [
     "chunk", "response.output_text.delta", "response.output_text.annotation.added",
     "response.refusal.delta", "response.reasoning_summary_text.delta",
@@ -74,7 +73,6 @@ OPENAI_TYPES = [
     "response.failed", "error", "response.created",
 ]  # fmt: skip
 
-
 ITEM_TYPES = [
     "function_call", "custom_tool_call", "shell_call", "local_shell_call", "apply_patch_call",
     "computer_call", "tool_search_call", "mcp_approval_request", "web_search_call", "message",
@@ -82,12 +80,10 @@ ITEM_TYPES = [
     "tool_search_output", "x_search_call", "container_auto", "local",
 ]  # fmt: skip
 
-
 ANTHROPIC_TYPES = [
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
     "message_delta", "message_stop", "ping", "error", "text", "citation",
 ]  # fmt: skip
-
 
 BLOCK_TYPES = [
     "text", "thinking", "tool_use", "redacted_thinking", "server_tool_use",
@@ -95,7 +91,6 @@ BLOCK_TYPES = [
     "citations_delta", "signature_delta", "mystery", "mcp_tool_use", "mcp_tool_result",
     "web_search_tool_result_error",
 ]  # fmt: skip
-
 
 scalars = (
     st.none()
@@ -105,7 +100,6 @@ scalars = (
     | st.sampled_from(["", "a", '{"x": ', "1}", "é", "stop", "length", "tool_calls", "refusal"])
     | st.sampled_from(OPENAI_TYPES + ITEM_TYPES + ANTHROPIC_TYPES + BLOCK_TYPES)
 )
-
 
 values = st.recursive(
     scalars,

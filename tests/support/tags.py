@@ -144,19 +144,10 @@ PROSE_BITS = [
     "</thi",
 ]
 
-
 STRING_BITS = ["x", " ", "</action>", '<action name="z">', '"', "\\", "\n", "你好", "🚀", "{", "}"]
-
-
 prose = st.lists(st.sampled_from(PROSE_BITS), max_size=8).map("".join)
-
-
 strings = st.lists(st.sampled_from(STRING_BITS), max_size=5).map("".join)
-
-
 json_values = st.one_of(strings, st.integers(-5, 10**20), st.booleans(), st.none())
-
-
 arguments = st.dictionaries(st.sampled_from(["q", "content", "路径", "n"]), json_values, max_size=3)
 
 
@@ -199,7 +190,6 @@ inline_code = st.lists(
     st.one_of(st.sampled_from(["x", " ", "<", "你"]), actions()), max_size=3
 ).map(lambda parts: "`" + "".join(parts).replace("`", "").replace("\n", " ") + "`")
 
-
 documents = st.lists(st.one_of(prose, actions(), fences(), inline_code), max_size=8).map("".join)
 
 
@@ -217,8 +207,6 @@ def cut(data: Any, points: list[int]) -> list[Any]:
 
 
 LOOSE_BITS = ['"a"', '""', ", ", ",", " ", "0", "1", "{", "}", "[", "]", ":", "'x'", "True", "//"]
-
-
 loose_bodies = st.lists(st.sampled_from(LOOSE_BITS), max_size=10).map("".join)
 
 
