@@ -4,7 +4,8 @@ Whatever the wire format (an interleaved JSON array, tags inside prose, or a
 provider's native tool-call deltas), an application consumes one stream of
 these events, in the order the model wrote things:
 
-* :class:`TextDelta` / :class:`ReasoningDelta` / :class:`RefusalDelta`: text to show now.
+* :class:`TextDelta` / :class:`ReasoningDelta` / :class:`RefusalDelta`: text to show now;
+  :class:`ReasoningSignature` seals a block of reasoning the provider wants back.
 * :class:`Citation`: a source the provider attached to the reply's text.
 * :class:`ActionStarted` -> :class:`ActionArgsDelta`* -> exactly one of
   :class:`ActionComplete` (the only event that allows execution) or
@@ -60,6 +61,7 @@ __all__ = [
     "HostedToolResult",
     "HostedToolStarted",
     "ReasoningDelta",
+    "ReasoningSignature",
     "RefusalDelta",
     "StateDelta",
     "StateSnapshot",
@@ -165,6 +167,22 @@ class ReasoningDelta(_Event):
 
     text: str
     type: ClassVar[str] = "reasoning_delta"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningSignature(_Event):
+    """The end of a block of reasoning that the provider must see again, unchanged, to go
+    on from it: Anthropic (and Claude on Bedrock) refuse a tool turn sent back without its
+    thinking blocks.  ``signature`` seals the text of the :class:`ReasoningDelta` events
+    since the previous block ended; ``redacted`` is the encrypted data of a block the
+    provider did not show (no text then; Bedrock's bytes in base64).  ``provider`` names
+    the format they belong to (``"anthropic"``, ``"bedrock"``).  The result builders and
+    ``run_turns`` send them back; a UI has nothing to show."""
+
+    provider: str
+    signature: str | None = None
+    redacted: str | None = None
+    type: ClassVar[str] = "reasoning_signature"
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -545,6 +563,7 @@ class StateDelta(_Event):
 Event = (
     TextDelta
     | ReasoningDelta
+    | ReasoningSignature
     | RefusalDelta
     | Citation
     | ActionStarted

@@ -33,6 +33,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 
 TRUNCATED = ({"message": "the stream ended inside this action"},)
@@ -80,6 +81,23 @@ def test_session_model_folds_events_into_ordered_blocks() -> None:
     assert dict(model.invalid_reasons) == {"truncated": 1}
     assert session_summary(model) == (
         "truncated · 2 actions: 1 complete, 1 invalid (truncated) · 14 characters of text · 1 note"
+    )
+
+
+def test_the_summary_counts_the_providers_tokens_over_turns() -> None:
+    first, second = SessionModel(), SessionModel()
+    first.apply(Usage(1200, 300, 1500, cached_input_tokens=1000, reasoning_tokens=120))
+    first.apply(Usage(50, 10, 60))  # a second turn of the same reply: summed
+    first.apply(StreamDone("complete", 0, 0, 5))
+    second.apply(Usage(None, 7))  # a count the provider does not give
+    second.apply(StreamDone("complete", 0, 0, 2))
+    assert session_summary(first) == (
+        "complete · 0 actions: 0 complete, 0 invalid · 5 characters of text"
+        " · 1,250 in / 310 out tokens (1,000 cached, 120 reasoning)"
+    )
+    assert session_summary(second).endswith(" · ? in / 7 out tokens")
+    assert totals_summary([first, second]).endswith(
+        " · 1,250 in / 317 out tokens (1,000 cached, 120 reasoning)"
     )
 
 

@@ -212,7 +212,12 @@ async def test_connection_dropped_anthropic(fresh: ReplayServer) -> None:
     error = await sdk_error(fresh, reply, call)
     fresh.play(reply)
     events = await acollect(generate(call, stream_id="stream"))
-    assert events == [*ANTHROPIC_TOOLS[:9], error, ANTHROPIC_STARTED, StreamDone("error", 1, 0, 28)]
+    assert events == [
+        *ANTHROPIC_TOOLS[:10],
+        error,
+        ANTHROPIC_STARTED,
+        StreamDone("error", 1, 0, 28),
+    ]
 
 
 async def test_http_error_before_the_stream(server: ReplayServer) -> None:
@@ -318,7 +323,7 @@ async def test_task_cancel_closes_the_connection(fresh: ReplayServer) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert task.cancelled()
-    assert events[:-3] == ANTHROPIC_TOOLS[:7]
+    assert events[:-3] == ANTHROPIC_TOOLS[:8]
     assert events[-3:] == [
         ActionInvalid("stream:0", 0, "get_weather", "truncated", ABORTED, '{"city": ', "toolu_01A"),
         ANTHROPIC_STARTED,

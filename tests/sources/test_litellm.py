@@ -25,9 +25,12 @@ with warnings.catch_warnings():  # its pydantic models warn about ReadOnly at im
 from tests.support.replay import ReplayServer, Reply, acollect, collect, load
 from tests.support.replay.compatible import STREAMS
 from tests.support.replay.expected import ANTHROPIC_TOOLS
+from unspool.actions import ActionRegistry, Dispatcher
 from unspool.events import Event, ReasoningDelta, StreamDone, TextDelta, Usage
 from unspool.sources.generate import generate
 from unspool.sources.providers.openai import from_openai
+from unspool.sources.providers.tool_results import openai_chat_results
+from unspool.sources.turns import run_turns
 
 MESSAGES = [{"role": "user", "content": "?"}]
 # LiteLLM's pydantic models warn about ReadOnly items when its providers load lazily
@@ -93,7 +96,8 @@ ANTHROPIC_USAGE = Usage(25, 42, 67, 0, raw={"prompt_tokens": 25, "completion_tok
 
 def test_anthropics_stream_normalised_by_litellm(server: ReplayServer) -> None:
     """LiteLLM turns Anthropic's thinking, text and tool_use blocks into Chat chunks: the
-    same events as ``from_anthropic`` on the stream itself, LiteLLM's usage aside."""
+    same events as ``from_anthropic`` on the stream itself (the thinking block's signature
+    read from ``thinking_blocks``), LiteLLM's usage aside."""
     events = counted(collect(from_openai(anthropic_stream(server), stream_id="stream")), ANTHROPIC_USAGE)  # fmt: skip
     assert events == [*ANTHROPIC_TOOLS[:-2], ANTHROPIC_USAGE, ANTHROPIC_TOOLS[-1]]
 
@@ -110,3 +114,45 @@ async def test_generate_recognises_litellm_and_reads_the_async_client(server: Re
     )
     events = counted(await acollect(generate(stream, stream_id="stream")), ANTHROPIC_USAGE)
     assert events == [*ANTHROPIC_TOOLS[:-2], ANTHROPIC_USAGE, ANTHROPIC_TOOLS[-1]]
+
+
+async def test_claudes_signed_thinking_goes_back_through_litellm(server: ReplayServer) -> None:
+    """A tool turn of Claude read through LiteLLM goes back with its signed thinking:
+    ``openai_chat_results`` puts it in ``thinking_blocks``, and LiteLLM's own request to
+    Anthropic (what the replay server received) holds it before the ``tool_use``."""
+    registry = ActionRegistry()
+
+    @registry.action("get_weather")
+    def get_weather(city: str) -> str:
+        return f"21 °C in {city}"
+
+    server.play(Reply([load("anthropic_tools.sse")]), Reply([load("anthropic_tools.sse")]))
+    before = len(server.requests)
+
+    def call(messages: list[Any]) -> Any:
+        return litellm.acompletion(
+            model="anthropic/claude-sonnet-4-5",
+            api_base=server.url,
+            api_key="k",
+            messages=messages,
+            stream=True,
+        )
+
+    loop = run_turns(
+        call,
+        list(MESSAGES),
+        dispatcher=Dispatcher(registry),
+        results=openai_chat_results,
+        stream_id="lt",
+        max_turns=2,
+    )
+    await acollect(loop)
+    assert loop.turns == 2
+    sent = server.requests[before + 1][2]  # the second request, as LiteLLM wrote it
+    assistant = next(m for m in sent["messages"] if m["role"] == "assistant")
+    assert assistant["content"][0] == {
+        "type": "thinking",
+        "thinking": "The user wants the weather.",
+        "signature": "EqQBCkYIBxgCKkBSig",
+    }
+    assert [b["type"] for b in assistant["content"][1:]] == ["text", "tool_use", "tool_use"]

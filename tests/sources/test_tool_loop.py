@@ -159,8 +159,10 @@ def _anthropic() -> Case:
         wire.Call("get_weather", "toolu_B", [LYON]),
         wire.Call("explode", "toolu_C", ["{}"]),
     ]
+    thinking = wire.Thinking(["Two cities, ", "one tool."], signature="EqQBsig")
     first = wire.sse(
-        wire.anthropic_events([wire.Text(["Let me check."]), *calls], "tool_use"), named=True
+        wire.anthropic_events([thinking, wire.Text(["Let me check."]), *calls], "tool_use"),
+        named=True,
     )
     second = wire.sse(wire.anthropic_events([wire.Text([ANSWER])]), named=True)
 
@@ -210,6 +212,7 @@ def _bedrock() -> Case:
     first = event_stream(
         converse_events(
             [
+                ("reasoning", ["Two cities, ", "one tool."]),
                 ("tool", ("tooluse_A", "get_weather", [PARIS])),
                 ("tool", ("tooluse_B", "get_weather", [LYON])),
                 ("tool", ("tooluse_C", "explode", ["{}"])),
@@ -335,6 +338,19 @@ async def test_two_turn_conversation(server: ReplayServer, name: str) -> None:
     requests = server.requests[before:]
     assert len(requests) == 2
     assert CHECKS[name](requests[1][2]) == RESULTS
+    # with thinking on, Claude wants its signed thinking back first, unchanged
+    if name == "anthropic":
+        assert requests[1][2]["messages"][1]["content"][0] == {
+            "type": "thinking",
+            "thinking": "Two cities, one tool.",
+            "signature": "EqQBsig",
+        }
+    if name == "bedrock":
+        assert requests[1][2]["messages"][1]["content"][0] == {
+            "reasoningContent": {
+                "reasoningText": {"text": "Two cities, one tool.", "signature": "c2lnbmF0dXJl"}
+            }
+        }
     if name == "gemini":
         parts = requests[1][2]["contents"][-2]["parts"]
         assert [p.get("thoughtSignature") for p in parts] == ["c2lnbmF0dXJlLUE=", None, None]

@@ -30,6 +30,7 @@ from unspool.events import (
     HostedToolResult,
     HostedToolStarted,
     ReasoningDelta,
+    ReasoningSignature,
     RefusalDelta,
     TextDelta,
 )
@@ -116,6 +117,13 @@ def test_ai_sdk_client_reads_the_stream(ai_sdk_runs: dict[str, Any], scenario: s
     assert [p["text"] for p in refusals] == [e.text for e in _of(ref, RefusalDelta)]
     assert "".join(p["text"] for p in parts if p["type"] == "reasoning") == _reasoning(ref)
     assert _reasoning(ref) == "The user wants the kit, twice."
+    # a reasoning part ends sealed, as the AI SDK's Anthropic provider writes it
+    sealed = [p.get("providerMetadata") for p in parts if p["type"] == "reasoning"]
+    signatures = _of(ref, ReasoningSignature)
+    assert sealed == [
+        {s.provider: {"redactedData": s.redacted} if s.redacted else {"signature": s.signature}}
+        for s in signatures
+    ] or (not signatures and sealed == [None])
     tools = {p["toolCallId"]: p for p in parts if p["type"].startswith("tool-")}
     # completed actions are the only tool calls the client was asked to execute
     complete = _of(ref, ActionComplete)
@@ -233,7 +241,9 @@ def test_ag_ui_client_reads_the_stream(ag_ui_runs: dict[str, Any], scenario: str
     assert refused == [e.text for e in _of(ref, RefusalDelta)]
     customs = [(e["name"], e["value"]) for e in events if e["type"] == "CUSTOM"]
     assert customs == [
-        (f"unspool.{e.type}", e.to_dict()) for e in ref if isinstance(e, (Citation, Diagnostic))
+        (f"unspool.{e.type}", e.to_dict())
+        for e in ref
+        if isinstance(e, (Citation, Diagnostic, ReasoningSignature))
     ]
     calls = {c["id"]: c for m in assistant for c in m.get("toolCalls", [])}
     results = {m["toolCallId"]: json.loads(m["content"]) for m in messages if m["role"] == "tool"}

@@ -24,7 +24,15 @@ from starlette.testclient import TestClient
 from tests.support.hypothesis_profiles import examples
 from tests.support.replay import ReplayServer
 from tests.support.web.provider_sdks import PROVIDERS, check, send, wire_json
-from tests.support.web.request_bodies import PNG, STATES, ag_ui_body, ai_sdk_body, ai_sdk_tool_part
+from tests.support.web.request_bodies import (
+    PNG,
+    REDACTED,
+    SIGNATURE,
+    STATES,
+    ag_ui_body,
+    ai_sdk_body,
+    ai_sdk_tool_part,
+)
 from unspool import ActionFailed, ActionResult, BadRequest, read_request
 from unspool.web import bad_request_handler
 from unspool.web.conversation import (
@@ -675,3 +683,32 @@ def test_the_handler_answers_with_every_error_as_json(framework: str) -> None:
             {"path": "messages[0].parts[0].input", "message": "Field required", "type": "missing"}
         ],
     }
+
+
+def test_sealed_reasoning_goes_back_to_the_providers_that_sealed_it() -> None:
+    """A reasoning part the "ai-sdk" format sealed (its providerMetadata) goes back to
+    Anthropic and Bedrock as their thinking blocks, before the step's text and calls; the
+    other providers get no reasoning."""
+    chat = read_request(json.dumps(ai_sdk_body()).encode(), format="ai-sdk")
+    step = chat.turns[2].steps[0]  # type: ignore[union-attr]
+    assert [(text, seal.signature, seal.redacted) for text, seal in step.sealed] == [
+        ("The user wants the weather.", SIGNATURE, None),
+        ("", None, REDACTED),
+    ]
+    anthropic = next(m for m in chat.to_messages("anthropic") if m["role"] == "assistant")
+    assert anthropic["content"][:3] == [
+        {"type": "thinking", "thinking": "The user wants the weather.", "signature": SIGNATURE},
+        {"type": "redacted_thinking", "data": REDACTED},
+        {"type": "text", "text": "Checking both ways."},
+    ]
+    bedrock = next(m for m in chat.to_messages("bedrock") if m["role"] == "assistant")
+    assert bedrock["content"][:2] == [
+        {
+            "reasoningContent": {
+                "reasoningText": {"text": "The user wants the weather.", "signature": SIGNATURE}
+            }
+        },
+        {"reasoningContent": {"redactedContent": b"encrypted"}},
+    ]
+    for provider in ("openai", "openai_responses", "gemini", "ollama"):
+        assert "The user wants" not in json.dumps(chat.to_messages(provider), default=str)

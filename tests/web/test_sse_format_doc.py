@@ -24,6 +24,7 @@ DOC = ROOT / "docs" / "sse-format.md"
 SAMPLES: list[Any] = [
     ev.TextDelta("Hi"),
     ev.ReasoningDelta("thinking"),
+    ev.ReasoningSignature("anthropic", "EqQBCkYI", "ZGF0YQ=="),
     ev.RefusalDelta("no"),
     ev.Citation("url_citation", "https://x.y/", "X", "quoted", 0, 2, {"n": 1}),
     ev.ActionStarted("r:0", 0, "go", "call_1", {"mode": "fast"}),

@@ -33,6 +33,7 @@ from unspool.events import (
     StreamDone,
     StreamError,
     TextDelta,
+    Usage,
 )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "invalid_detail",
     "session_summary",
     "totals_summary",
+    "usage_text",
 ]
 
 ActionStatus = Literal["streaming", "complete", "invalid"]
@@ -208,6 +210,7 @@ class SessionModel:
         self.diagnostics = 0
         self.repairs = 0
         self.stream_errors = 0
+        self.usage: Usage | None = None  # the provider's token counts (summed over turns)
         self._actions: dict[str, ActionBlock] = {}
 
     @property
@@ -253,6 +256,8 @@ class SessionModel:
         elif isinstance(record, Skipped):
             self.diagnostics += 1
             self._note("diagnostic", f"skipped {record.kind} at {record.pos}: {record.text!r}")
+        elif isinstance(record, Usage):
+            self.usage = record if self.usage is None else self.usage + record
         elif isinstance(record, StreamError):
             self.stream_errors += 1
             self._note("error", f"stream error ({record.error_type}): {record.message}")
@@ -326,6 +331,7 @@ class SessionStats:
     invalid: Counter[str]
     text_chars: int
     notes: int
+    usage: Usage | None = None
 
     @staticmethod
     def of(model: SessionModel) -> SessionStats:
@@ -335,10 +341,15 @@ class SessionStats:
             ended = "complete" if model.document_done.complete else "truncated"
             return SessionStats(f"{ended} JSON", 0, Counter(), 0, notes)
         if model.done is None:
-            return SessionStats("unfinished", 0, model.invalid_reasons, 0, notes)
+            return SessionStats("unfinished", 0, model.invalid_reasons, 0, notes, model.usage)
         done = model.done
         return SessionStats(
-            done.reason, done.actions_complete, model.invalid_reasons, done.text_chars, notes
+            done.reason,
+            done.actions_complete,
+            model.invalid_reasons,
+            done.text_chars,
+            notes,
+            model.usage,
         )
 
     @staticmethod
@@ -346,14 +357,18 @@ class SessionStats:
         """The stats of every reply together (``ended`` counts the replies)."""
         parts = [SessionStats.of(model) for model in models]
         invalid: Counter[str] = Counter()
+        usage: Usage | None = None
         for part in parts:
             invalid.update(part.invalid)
+            if part.usage is not None:
+                usage = part.usage if usage is None else usage + part.usage
         return SessionStats(
             _plural(len(parts), "reply", "replies"),
             sum(p.complete for p in parts),
             invalid,
             sum(p.text_chars for p in parts),
             sum(p.notes for p in parts),
+            usage,
         )
 
     def line(self) -> str:
@@ -365,9 +380,27 @@ class SessionStats:
             actions = _plural(self.complete + invalid, "action")
             parts.append(f"{actions}: {self.complete} complete, {invalid} invalid{detail}")
             parts.append(f"{self.text_chars} characters of text")
+        if self.usage is not None:
+            parts.append(usage_text(self.usage))
         if self.notes:
             parts.append(_plural(self.notes, "note"))
         return " · ".join(parts)
+
+
+def usage_text(usage: Usage) -> str:
+    """The provider's token counts in a few words: ``25 in / 42 out tokens`` (with the
+    cached input and the reasoning part when it gives them)."""
+
+    def count(n: int | None) -> str:
+        return "?" if n is None else f"{n:,}"
+
+    text = f"{count(usage.input_tokens)} in / {count(usage.output_tokens)} out tokens"
+    extra = []
+    if usage.cached_input_tokens:
+        extra.append(f"{usage.cached_input_tokens:,} cached")
+    if usage.reasoning_tokens:
+        extra.append(f"{usage.reasoning_tokens:,} reasoning")
+    return f"{text} ({', '.join(extra)})" if extra else text
 
 
 def session_summary(model: SessionModel) -> str:

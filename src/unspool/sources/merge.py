@@ -30,6 +30,7 @@ from unspool.events import (
     Event,
     FinishReason,
     ReasoningDelta,
+    ReasoningSignature,
     RefusalDelta,
     StreamDone,
     StreamError,
@@ -94,6 +95,14 @@ class EventMerger:
         if self.closed or not text:
             return []
         return [ReasoningDelta(text)]
+
+    def reasoning_end(
+        self, provider: str, signature: str | None = None, redacted: str | None = None
+    ) -> list[Event]:
+        """The end of a block of reasoning, with what seals it (see ReasoningSignature)."""
+        if self.closed or not (signature or redacted):
+            return []
+        return [ReasoningSignature(provider, signature or None, redacted or None)]
 
     def refusal(self, text: str) -> list[Event]:
         """A piece of the model's refusal, in order with the rest."""

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from unspool.events import ReasoningSignature
+
 __all__ = [
     "ANSWERED",
     "AssistantStep",
@@ -126,11 +128,17 @@ class UserTurn:
 
 @dataclass(frozen=True, slots=True)
 class AssistantStep:
-    """One model call of an assistant turn: its text, its reasoning, its tool calls."""
+    """One model call of an assistant turn: its text, its reasoning, its tool calls.
+
+    ``sealed``: the reasoning parts that came with the provider's seal (a ``reasoning``
+    part's ``providerMetadata`` signature or redacted data, as unspool's ``"ai-sdk"``
+    format and the AI SDK's own providers write it), each its text and that seal: the
+    provider wants them back to go on (see :class:`~unspool.events.ReasoningSignature`)."""
 
     text: str = ""
     reasoning: str = ""
     calls: tuple[RequestToolCall, ...] = ()
+    sealed: tuple[tuple[str, ReasoningSignature], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,10 @@ way its provider documents it:
 
 What is not sent: instructions (system / developer messages: a browser can forge them;
 they are :attr:`ChatRequest.system <unspool.web.request.ChatRequest.system>`), the
-reasoning (the providers want it back signed or encrypted, which a UI message does not
-carry), a call still streaming its input, a call the provider itself ran
+reasoning, but for the parts a provider sealed (a ``reasoning`` part whose
+``providerMetadata`` holds Anthropic's or Bedrock's ``signature`` or ``redactedData``, as the
+``"ai-sdk"`` format writes it: Anthropic and Bedrock get those thinking blocks back, which
+Claude requires with a tool turn; the provider checks the seal), a call still streaming its input, a call the provider itself ran
 (``providerExecuted``), and a call the request does not answer unless its outcome is
 given (``results``): each is still in :attr:`ChatRequest.tool_calls`. An outcome given in
 ``results`` is sent in place of whatever the request says of that call: a server that
@@ -45,6 +47,7 @@ from unspool.events import (
     ActionInvalid,
     ActionResult,
     Event,
+    ReasoningDelta,
     TextDelta,
 )
 from unspool.sources.providers import tool_results
@@ -151,8 +154,12 @@ def _call_events(call: RequestToolCall, index: int, results: Mapping[str, Outcom
     return [] if outcome is None else [complete, outcome]
 
 
-def _step_events(step: AssistantStep, results: Mapping[str, Outcome]) -> list[Event]:
-    events: list[Event] = [TextDelta(step.text)] if step.text else []
+def _step_events(step: AssistantStep, results: Mapping[str, Outcome], sealed: bool) -> list[Event]:
+    events: list[Event] = []
+    for text, seal in step.sealed if sealed else ():  # the builder puts them where they go
+        events += [ReasoningDelta(text), seal] if text else [seal]
+    if step.text:
+        events.append(TextDelta(step.text))
     for index, call in enumerate(step.calls):
         events += _call_events(call, index, results)
     return events
@@ -403,6 +410,8 @@ class MessageShape:
     results: Callable[[Iterable[Event]], list[dict[str, Any]]]
     user: UserWriter
     merge: str | None = None
+    sealed: bool = False
+    """Whether the provider takes sealed reasoning back (its thinking blocks)."""
 
 
 SHAPES: dict[str, MessageShape] = {
@@ -411,10 +420,12 @@ SHAPES: dict[str, MessageShape] = {
         "openai_responses", tool_results.openai_responses_results, _openai_responses_user
     ),
     "anthropic": MessageShape(
-        "anthropic", tool_results.anthropic_results, _anthropic_user, "content"
+        "anthropic", tool_results.anthropic_results, _anthropic_user, "content", sealed=True
     ),
     "gemini": MessageShape("gemini", tool_results.gemini_results, _gemini_user, "parts"),
-    "bedrock": MessageShape("bedrock", tool_results.bedrock_results, _bedrock_user, "content"),
+    "bedrock": MessageShape(
+        "bedrock", tool_results.bedrock_results, _bedrock_user, "content", sealed=True
+    ),
     "ollama": MessageShape("ollama", tool_results.ollama_results, _ollama_user),
 }
 """Every provider's message shape, by the name ``to_messages`` takes (``"openai"`` is
@@ -448,7 +459,7 @@ def write_messages(
                 messages.append(shape.user(turn.parts))
         elif isinstance(turn, AssistantTurn):
             for step in turn.steps:
-                events = _step_events(step, given)
+                events = _step_events(step, given, shape.sealed)
                 if events:
                     messages += shape.results(events)
     return messages if shape.merge is None else _merged(messages, shape.merge)

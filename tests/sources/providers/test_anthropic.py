@@ -18,9 +18,9 @@ from unspool.events import (
     ActionComplete,
     ActionStarted,
     Citation,
-    Diagnostic,
     HostedToolInput,
     HostedToolStarted,
+    ReasoningSignature,
     RefusalDelta,
     StreamDone,
     TextDelta,
@@ -148,7 +148,7 @@ def test_decoder_server_tools_redacted_thinking_and_unknown_deltas() -> None:
     events += decoder.feed({"type": "message_delta", "delta": {"stop_reason": "refusal"}})
     events += decoder.finish()
     assert events == [
-        Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
+        ReasoningSignature("anthropic", redacted="xx"),  # sent back, never shown
         HostedToolStarted("s/hosted:0", "web_search", "srv", "server_tool_use"),
         HostedToolInput("s/hosted:0", "web_search", {"q": 1}),
         TextDelta("Hi"),
@@ -204,7 +204,7 @@ def test_sdk_error_event_over_http(server: ReplayServer) -> None:
     server.play(Reply([body[:cut], error]))
     stream = client(server).messages.create(model="m", max_tokens=9, messages=MESSAGES, stream=True)  # type: ignore[arg-type]
     events = collect(from_anthropic(stream, stream_id="stream"))
-    assert events[:-3] == TOOLS[:5]
+    assert events[:-3] == TOOLS[:6]
     assert events[-2:] == [ANTHROPIC_STARTED, StreamDone("error", 0, 0, 28)]
     assert events[-3].error_type == "APIStatusError"  # type: ignore[union-attr]
     assert "overloaded_error" in events[-3].message  # type: ignore[union-attr]

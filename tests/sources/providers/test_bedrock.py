@@ -25,6 +25,7 @@ from unspool.events import (
     Citation,
     Diagnostic,
     ReasoningDelta,
+    ReasoningSignature,
     StreamDone,
     StreamError,
     TextDelta,
@@ -90,6 +91,7 @@ F2 = {"city": "東京", "days": [1, 2]}
 TOOLS = [
     ReasoningDelta("The user wants "),
     ReasoningDelta("the weather."),
+    ReasoningSignature("bedrock", "c2lnbmF0dXJl"),
     TextDelta("Checking Paris — "),
     TextDelta("and 東京 🌦."),
     ActionStarted("stream:0", 0, "get_weather", "tooluse_A1"),
@@ -240,7 +242,7 @@ def test_decoder_citations_redacted_reasoning_and_unknown_deltas() -> None:
     assert events == [
         TextDelta("Hi"),
         Citation("citation", url="https://ex.org", title="Doc", cited_text="quoted", raw=citation),
-        Diagnostic("redacted_thinking", "encrypted reasoning, not shown", text="redacted_thinking"),
+        ReasoningSignature("bedrock", redacted="eA=="),  # sent back, never shown
         Diagnostic("image", "content delta of type 'image' has no event: ignored", text="image"),
         Diagnostic("video", "content block of type 'video' has no event: ignored", text="video"),
         Diagnostic(

@@ -17,6 +17,8 @@ from unspool.events import (
     ActionResult,
     ActionStarted,
     Event,
+    ReasoningDelta,
+    ReasoningSignature,
     StreamDone,
     TextDelta,
 )
@@ -606,3 +608,47 @@ def test_an_unknown_item_type_is_answered_as_a_function_call() -> None:
         {"type": "function_call", "name": "f", "arguments": '{"a": 1}', "call_id": "call_x"},
         {"type": "function_call_output", "call_id": "call_x", "output": "done"},
     ]
+
+
+SIGNED: list[Event] = [
+    ReasoningDelta("unsealed, "),  # reasoning no signature sealed is never sent back
+    ReasoningSignature("anthropic", redacted="ZW5jcnlwdGVk"),
+    ReasoningDelta("Two cities, "),
+    ReasoningDelta("one tool."),
+    ReasoningSignature("anthropic", "EqQBsig"),
+    TextDelta("On it."),
+    ActionComplete("s:0", 0, "move", {"x": 1}, "call_0"),
+    ActionResult("s:0", 0, "move", "moved"),
+    ReasoningDelta("trailing thought"),
+    StreamDone("complete", 1, 0, 6),
+]
+
+
+def test_signed_thinking_goes_back_first_and_unchanged() -> None:
+    """Claude refuses a tool turn sent back without its thinking blocks: each sealed block,
+    redacted ones too, comes before the text and the calls, in stream order."""
+    assistant = tr.anthropic_results(SIGNED)[0]["content"]
+    assert assistant == [
+        {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"},
+        {"type": "thinking", "thinking": "Two cities, one tool.", "signature": "EqQBsig"},
+        {"type": "text", "text": "On it."},
+        {"type": "tool_use", "id": "call_0", "name": "move", "input": {"x": 1}},
+    ]
+    bedrock = tr.bedrock_results(SIGNED)[0]["content"]
+    assert bedrock[:3] == [
+        {"reasoningContent": {"redactedContent": b"encrypted"}},  # boto3 takes the bytes
+        {
+            "reasoningContent": {
+                "reasoningText": {"text": "Two cities, one tool.", "signature": "EqQBsig"}
+            }
+        },
+        {"text": "On it."},
+    ]
+    # Chat (Claude through LiteLLM) carries them in thinking_blocks
+    chat = tr.openai_chat_results(SIGNED)[0]
+    assert chat["thinking_blocks"] == assistant[:2]
+    # the formats whose providers sign nothing are unchanged by it
+    plain = [e for e in SIGNED if not isinstance(e, (ReasoningDelta, ReasoningSignature))]
+    assert "thinking_blocks" not in tr.openai_chat_results(plain)[0]
+    for build in (tr.gemini_results, tr.ollama_results, tr.openai_responses_results):
+        assert build(SIGNED) == build(plain)

@@ -9,6 +9,7 @@ from unspool.events import (
     ActionStarted,
     Event,
     ReasoningDelta,
+    ReasoningSignature,
     StreamDone,
     TextDelta,
     Usage,
@@ -117,6 +118,7 @@ RESPONSES = {
 ANTHROPIC_TOOLS: list[Event] = [
     ReasoningDelta("The user wants "),
     ReasoningDelta("the weather."),
+    ReasoningSignature("anthropic", "EqQBCkYIBxgCKkBSig"),
     TextDelta("I'll check "),
     TextDelta("Paris — "),
     TextDelta("and 東京 🌦."),

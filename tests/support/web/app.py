@@ -33,6 +33,8 @@ from unspool.events import (
     HostedToolInput,
     HostedToolResult,
     HostedToolStarted,
+    ReasoningDelta,
+    ReasoningSignature,
     RefusalDelta,
     StreamDone,
 )
@@ -113,23 +115,43 @@ EXTRAS: list[Event] = [
     Citation("char_location", cited_text="twenty prepared slides", start=6, end=10),
     Diagnostic("missing_comma", "inserted a missing comma", pos=3),
     *HOSTED,
+    ReasoningSignature("anthropic", redacted="cmVkYWN0ZWQ="),  # a redacted block: no text
     RefusalDelta("I cannot pay on your behalf."),
 ]
 
 
+SEALED = ReasoningSignature("anthropic", "EqQBCkYIBxgCKkBSig")
+"""What seals the scenarios' reasoning in ``complete``: yielded where the reasoning ends."""
+
+
+def _extras(scenario: str, event: Event, before: Event | None) -> list[Event]:
+    """What ``complete`` adds before ``event``: the reasoning's signature once it ends, and
+    :data:`EXTRAS` before ``StreamDone``."""
+    if scenario != "complete":
+        return []
+    out: list[Event] = []
+    if isinstance(before, ReasoningDelta) and not isinstance(event, ReasoningDelta):
+        out.append(SEALED)
+    if isinstance(event, StreamDone):
+        out += EXTRAS
+    return out
+
+
 def _with_extras(scenario: str, events: Iterable[Event]) -> Iterator[Event]:
+    before: Event | None = None
     for event in events:
-        if scenario == "complete" and isinstance(event, StreamDone):
-            yield from EXTRAS
+        yield from _extras(scenario, event, before)
         yield event
+        before = event
 
 
 async def _awith_extras(scenario: str, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    before: Event | None = None
     async for event in events:
-        if scenario == "complete" and isinstance(event, StreamDone):
-            for extra in EXTRAS:
-                yield extra
+        for extra in _extras(scenario, event, before):
+            yield extra
         yield event
+        before = event
 
 
 def _finish(scenario: str) -> FinishReason:

@@ -68,11 +68,25 @@ def ai_sdk_tool_part(state: str, call_id: str, *, dynamic: bool = False) -> dict
     return part
 
 
+SIGNATURE = "EqQBCkYIBxgCKkBSig"
+REDACTED = "ZW5jcnlwdGVk"
+
+
 def ai_sdk_body() -> dict[str, Any]:
     """A ``useChat`` body holding every part type and every tool state."""
     steps: list[dict[str, Any]] = [
         {"type": "step-start"},
-        {"type": "reasoning", "text": "The user wants the weather.", "state": "done"},
+        {
+            "type": "reasoning",
+            "text": "The user wants the weather.",
+            "state": "done",
+            "providerMetadata": {"anthropic": {"signature": SIGNATURE}},  # as "ai-sdk" sends it
+        },
+        {
+            "type": "reasoning",
+            "text": "",
+            "providerMetadata": {"anthropic": {"redactedData": REDACTED}},
+        },
         {"type": "text", "text": "Checking both ways.", "state": "done"},
     ]
     for i, state in enumerate(STATES):

@@ -19,9 +19,10 @@ events repeat the raw ones and are skipped).  Mapping, in stream order:
   with the live partial input, ``content_block_stop`` -> ``ActionComplete`` or
   ``ActionInvalid`` (a block closed with its JSON cut short waits for the stop
   reason: the API closes the last block before it says ``max_tokens``);
-* ``thinking_delta`` -> ``ReasoningDelta``; ``redacted_thinking`` and ``compaction``
-  blocks are reported once, a ``fallback`` block (another model goes on with the reply)
-  each time;
+* ``thinking_delta`` -> ``ReasoningDelta``; its block's ``signature_delta`` and a
+  ``redacted_thinking`` block -> ``ReasoningSignature`` (what the API wants back with the
+  turn); ``compaction`` blocks are reported once, a ``fallback`` block (another model goes
+  on with the reply) each time;
 * server-run tool blocks are never actions: ``server_tool_use`` (web search, web fetch,
   code execution, tool search...) and ``mcp_tool_use`` -> ``HostedToolStarted`` at their
   start, ``HostedToolInput`` (the JSON their ``input_json_delta`` events streamed) at their
@@ -195,8 +196,11 @@ class AnthropicDecoder(ProviderDecoder):
             if isinstance(given, Mapping) and given:  # the whole input up front, not streamed
                 events += merger.tool_args(key, json.dumps(given, ensure_ascii=False))
             return events
-        if kind == "redacted_thinking":
-            return self.note_once("redacted_thinking", "encrypted reasoning, not shown", kind)
+        if kind == "redacted_thinking":  # sent back as it came; nothing to show
+            data = get(block, "data")
+            return merger.reasoning_end(
+                "anthropic", redacted=data if isinstance(data, str) else None
+            )
         if kind == "compaction":  # the API summarised the earlier turns: not reply text
             message = "the provider compacted the conversation; its summary is not reply text"
             return self.note_once("compaction", message, kind)
@@ -246,8 +250,11 @@ class AnthropicDecoder(ProviderDecoder):
                 return self.bad("a citation is not an object", delta)
             self._citations.setdefault(index, []).append(citation)
             return []
-        if kind == "signature_delta":
-            return []  # the opaque signature of a thinking block: not content
+        if kind == "signature_delta":  # seals the thinking block: sent back with the turn
+            signature = get(delta, "signature")
+            if not isinstance(signature, str):
+                return self.bad("a signature is not text", delta)
+            return merger.reasoning_end("anthropic", signature=signature)
         if kind == "compaction_delta":
             return []  # the summary of a compaction block, reported when the block started
         message = f"content delta of type {kind!r} has no event: ignored"

@@ -6,7 +6,8 @@
 Mapping, in stream order:
 
 * ``contentBlockDelta.delta.text`` -> the text protocol; ``reasoningContent.text`` ->
-  ``ReasoningDelta`` (its ``signature`` is not content; ``redactedContent`` is reported);
+  ``ReasoningDelta``; its ``signature`` and a ``redactedContent`` (base64) ->
+  ``ReasoningSignature``, sent back with the turn;
 * ``contentBlockStart.start.toolUse`` (``toolUseId``, ``name``) -> ``ActionStarted``,
   ``delta.toolUse.input`` pieces -> ``ActionArgsDelta``, ``contentBlockStop`` ->
   ``ActionComplete`` / ``ActionInvalid`` (a block cut short waits for the stop reason);
@@ -30,6 +31,7 @@ Mapping, in stream order:
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import (
     Callable,
@@ -160,12 +162,14 @@ class BedrockDecoder(ProviderDecoder):
             text = get(reasoning, "text")
             if isinstance(text, str):
                 return merger.reasoning(text)
-            if get(reasoning, "redactedContent") is not None:
-                return self.note_once(
-                    "redacted_thinking", "encrypted reasoning, not shown", "redacted_thinking"
-                )
-            if isinstance(get(reasoning, "signature"), str):
-                return []  # the signature of a reasoning block: not content
+            redacted = get(reasoning, "redactedContent")
+            if isinstance(redacted, (bytes, bytearray)):  # boto3 decodes the blob: keep it JSON
+                redacted = base64.b64encode(redacted).decode("ascii")
+            if isinstance(redacted, str):  # sent back as it came; nothing to show
+                return merger.reasoning_end("bedrock", redacted=redacted)
+            signature = get(reasoning, "signature")
+            if isinstance(signature, str):  # seals the reasoning block: sent back with the turn
+                return merger.reasoning_end("bedrock", signature=signature)
             return self.bad("reasoningContent has no text", body)
         pieces = get(delta, "toolResult")
         if pieces is not None:

@@ -17,9 +17,12 @@ Read, in stream order, from each chunk:
   choice that carries the same token in both ``text`` and ``delta.content`` (seen through
   routers) is read once, from ``delta.content`` (``Diagnostic(kind="duplicate_text")``
   once per stream);
+* LiteLLM's ``delta.thinking_blocks`` (Claude's thinking, whose text also comes as
+  ``reasoning_content``): a block's ``signature``, or a ``redacted_thinking`` block's
+  ``data``, -> ``ReasoningSignature("anthropic", ...)``, sent back in the assistant
+  message's ``thinking_blocks`` by :func:`openai_chat_results`;
 * OpenRouter's ``delta.reasoning_details``: an encrypted entry (``reasoning.encrypted``)
-  is reported once as ``Diagnostic(kind="redacted_thinking")`` (as Anthropic's and
-  Bedrock's redacted reasoning); the text of a ``reasoning.text`` /
+  is reported once as ``Diagnostic(kind="redacted_thinking")``; the text of a ``reasoning.text`` /
   ``reasoning.summary`` entry is ``ReasoningDelta`` when the delta has no
   ``reasoning`` string (which repeats it);
 * a ``moderation`` object (OpenAI's moderated completions: ``input`` / ``output``
@@ -267,6 +270,10 @@ class ChatReader:
         events += bad
         for detail in details:
             events += self._reasoning_detail(detail, said)
+        blocks, bad = d.items(delta, "thinking_blocks")  # LiteLLM: Anthropic's thinking blocks
+        events += bad
+        for block in blocks:
+            events += self._thinking_block(block)
         executed, bad = d.items(delta, "executed_tools")  # Groq: tools run on its servers
         events += bad
         for tool in executed:
@@ -309,6 +316,20 @@ class ChatReader:
             message = "audio output is not read: its transcript has no text event here"
             events += d.note_once("ignored_audio", message, "delta.audio")
         return events
+
+    def _thinking_block(self, block: Any) -> list[Event]:
+        """One of LiteLLM's ``thinking_blocks``: its text came as ``reasoning_content``;
+        its ``signature`` (or a ``redacted_thinking`` block's ``data``) seals it."""
+        if not is_record(block):
+            return self._d.bad("a thinking block is not an object", block)
+        merger = self._d.merger
+        if get_str(block, "type") == "redacted_thinking":
+            data = get(block, "data")
+            return merger.reasoning_end(
+                "anthropic", redacted=data if isinstance(data, str) else None
+            )
+        signature = get(block, "signature")
+        return merger.reasoning_end("anthropic", signature) if isinstance(signature, str) else []
 
     def _reasoning_detail(self, detail: Any, said: bool) -> list[Event]:
         """One of OpenRouter's ``reasoning_details``."""

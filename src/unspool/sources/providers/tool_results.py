@@ -7,7 +7,8 @@ the messages (or input items, or contents) to append to the conversation: the mo
 turn (its text and its calls, as the provider expects them echoed) and one result per
 call, matched by the call's provider id (unspool's id when the provider gave none):
 
-* :func:`openai_chat_results`: an ``assistant`` message with ``tool_calls``, then one
+* :func:`openai_chat_results`: an ``assistant`` message with ``tool_calls`` (and, for a
+  Claude reply read through LiteLLM, its signed ``thinking_blocks``), then one
   ``{"role": "tool", "tool_call_id", "content"}`` message per call;
 * :func:`openai_responses_results`: each call echoed as the item it came as, then its
   own output item: ``{"type": "function_call_output", "call_id", "output"}`` for a
@@ -15,13 +16,15 @@ call, matched by the call's provider id (unspool's id when the provider gave non
   ``apply_patch_call_output``, ``mcp_approval_response``... for the client-run items;
 * :func:`anthropic_results`: an ``assistant`` message with ``tool_use`` blocks, then a
   ``user`` message of ``tool_result`` blocks (``is_error: true`` for a failure); the
-  provider's own tool calls and results (``server_tool_use`` / ``mcp_tool_use`` and their
+  thinking blocks (``thinking`` with its signature, ``redacted_thinking``), which the API
+  requires back with a tool turn when thinking is on, and the provider's own tool calls and results (``server_tool_use`` / ``mcp_tool_use`` and their
   ``*_tool_result`` blocks) are echoed in place in the assistant message, as the API
   requires to continue a turn it paused (``pause_turn``);
 * :func:`gemini_results`: a ``model`` content with ``function_call`` parts (each with the
   thought signature it came with), then a ``user`` content of ``function_response`` parts
   (``{"output": ...}`` or ``{"error": ...}``);
-* :func:`bedrock_results`: an ``assistant`` message with ``toolUse`` blocks, then a
+* :func:`bedrock_results`: an ``assistant`` message with the signed ``reasoningContent``
+  blocks (Claude's thinking, which it requires back) and ``toolUse`` blocks, then a
   ``user`` message of ``toolResult`` blocks (``status: "error"`` for a failure);
 * :func:`ollama_results`: an ``assistant`` message with ``tool_calls``, then one
   ``{"role": "tool", "tool_name", "content"}`` message per call.
@@ -35,8 +38,9 @@ reject a next request without its result.
 
 from __future__ import annotations
 
+import base64
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +54,8 @@ from unspool.events import (
     HostedToolInput,
     HostedToolResult,
     HostedToolStarted,
+    ReasoningDelta,
+    ReasoningSignature,
     TextDelta,
 )
 
@@ -203,8 +209,12 @@ def read_turn(events: Iterable[Event]) -> Turn:
 
 def openai_chat_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Chat Completions: the assistant message, then ``role: "tool"`` messages."""
+    events = list(events)
     turn = read_turn(events)
     assistant: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    thinking = [_thinking_block(text, seal) for _, text, seal in _sealed_reasoning(events)]
+    if thinking:  # LiteLLM sends them on to Claude, which wants them back with a tool turn
+        assistant["thinking_blocks"] = thinking
     if turn.calls:
         assistant["tool_calls"] = [_chat_call(c) for c in turn.calls]
     tools = [{"role": "tool", "tool_call_id": c.call_id, "content": c.text} for c in turn.calls]
@@ -435,17 +445,40 @@ def _approval(call: ToolCall) -> dict[str, Any]:
     return item
 
 
-def _anthropic_hosted(events: Sequence[Event]) -> list[dict[str, Any]] | None:
-    """The assistant's text and provider-run blocks in stream order (``None`` when the turn
-    ran none): a ``server_tool_use`` / ``mcp_tool_use`` block per call and the
-    ``*_tool_result`` block of its result, as the API sent them."""
-    if not any(isinstance(e, HostedToolStarted) for e in events):
-        return None
+def _sealed_reasoning(events: Iterable[Event]) -> Iterator[tuple[int, str, ReasoningSignature]]:
+    """Each block of reasoning a :class:`ReasoningSignature` sealed: (the index of that
+    event, the block's text, the signature event).  Reasoning text no signature sealed is
+    left out: the provider refuses it back unsealed."""
+    text: list[str] = []
+    for k, event in enumerate(events):
+        if isinstance(event, ReasoningDelta):
+            text.append(event.text)
+        elif isinstance(event, ReasoningSignature):
+            yield k, "" if event.redacted else "".join(text), event
+            text = []
+
+
+def _thinking_block(text: str, seal: ReasoningSignature) -> dict[str, Any]:
+    """A sealed block of reasoning as Anthropic's content block (and LiteLLM's
+    ``thinking_blocks`` entry)."""
+    if seal.redacted:
+        return {"type": "redacted_thinking", "data": seal.redacted}
+    return {"type": "thinking", "thinking": text, "signature": seal.signature}
+
+
+def _anthropic_blocks(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """The assistant's content in stream order, but for its tool calls: thinking blocks
+    (as the API requires them back before a ``tool_use``), text, and the provider's own
+    tool calls and results (a ``server_tool_use`` / ``mcp_tool_use`` block per call and the
+    ``*_tool_result`` block of its result, as the API sent them)."""
     blocks: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}  # hosted id -> its block
     started: dict[str, HostedToolStarted] = {}
-    for event in events:
-        if isinstance(event, TextDelta):
+    sealed = {k: (text, sig) for k, text, sig in _sealed_reasoning(events)}
+    for k, event in enumerate(events):
+        if k in sealed:
+            blocks.append(_thinking_block(*sealed[k]))
+        elif isinstance(event, TextDelta):
             if blocks and blocks[-1]["type"] == "text":
                 blocks[-1]["text"] += event.text
             else:
@@ -472,12 +505,7 @@ def anthropic_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Anthropic Messages: the assistant's ``tool_use`` blocks, then ``tool_result`` blocks."""
     events = list(events)
     turn = read_turn(events)
-    hosted = _anthropic_hosted(events)
-    content: list[dict[str, Any]]
-    if hosted is not None:
-        content = hosted
-    else:
-        content = [{"type": "text", "text": turn.text}] if turn.text else []
+    content = _anthropic_blocks(events)
     content.extend(
         {"type": "tool_use", "id": c.call_id, "name": c.name, "input": c.args} for c in turn.calls
     )
@@ -522,8 +550,17 @@ def gemini_results(events: Iterable[Event]) -> list[dict[str, Any]]:
 
 def bedrock_results(events: Iterable[Event]) -> list[dict[str, Any]]:
     """Bedrock Converse: the assistant's ``toolUse`` blocks, then ``toolResult`` blocks."""
+    events = list(events)
     turn = read_turn(events)
-    content: list[dict[str, Any]] = [{"text": turn.text}] if turn.text else []
+    content: list[dict[str, Any]] = []
+    for _, text, sig in _sealed_reasoning(events):  # Claude wants them back before toolUse
+        if sig.redacted:
+            content.append({"reasoningContent": {"redactedContent": _blob(sig.redacted)}})
+        else:
+            reasoning = {"text": text, "signature": sig.signature}
+            content.append({"reasoningContent": {"reasoningText": reasoning}})
+    if turn.text:
+        content.append({"text": turn.text})
     content.extend(
         {"toolUse": {"toolUseId": c.call_id, "name": c.name, "input": c.args}} for c in turn.calls
     )
@@ -538,6 +575,14 @@ def bedrock_results(events: Iterable[Event]) -> list[dict[str, Any]]:
             results.append({"toolResult": result})
         out.append({"role": "user", "content": results})
     return out
+
+
+def _blob(data: str) -> bytes | str:
+    """Bedrock's redacted reasoning as boto3 takes it (bytes), from the event's base64."""
+    try:
+        return base64.b64decode(data, validate=True)
+    except ValueError:
+        return data
 
 
 def ollama_results(events: Iterable[Event]) -> list[dict[str, Any]]:

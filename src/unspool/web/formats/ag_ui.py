@@ -21,9 +21,10 @@ Each frame is what ``ag_ui.encoder.EventEncoder`` writes for an ``ag_ui.core`` e
   "input", "output", "error", "providerId", "kind"}``), never a tool call: an AG-UI
   client runs only tool calls, holds only them pending, and never sends an activity
   message back to the agent (``@ag-ui/client`` drops them from the next run's input);
-* citations, diagnostics and the provider's token counts: ``CUSTOM`` events
-  ``unspool.citation`` / ``unspool.diagnostic`` / ``unspool.usage`` (the event's
-  ``to_dict()``), the counts also in ``RUN_FINISHED``'s ``result.usage``;
+* citations, diagnostics, reasoning signatures and the provider's token counts: ``CUSTOM``
+  events ``unspool.citation`` / ``unspool.diagnostic`` / ``unspool.reasoning_signature`` /
+  ``unspool.usage`` (the event's ``to_dict()``), the counts also in ``RUN_FINISHED``'s
+  ``result.usage``;
 * the application's :class:`AppData`: a ``CUSTOM`` event named after it, ``value`` its
   data (an ``id`` in ``metadata.unspool.id``); :class:`StateSnapshot` / :class:`StateDelta`:
   ``STATE_SNAPSHOT`` / ``STATE_DELTA`` (the JSON Patch as is: the client applies it);
@@ -89,6 +90,7 @@ from unspool.events import (
     HostedToolResult,
     HostedToolStarted,
     ReasoningDelta,
+    ReasoningSignature,
     RefusalDelta,
     StateDelta,
     StateSnapshot,
@@ -318,7 +320,7 @@ class AgUiEncoder:
             out = self._delta("refusal", event.text)
         elif isinstance(event, ReasoningDelta):
             out = self._delta("reasoning", event.text)
-        elif isinstance(event, (Citation, Diagnostic, Usage)):
+        elif isinstance(event, (Citation, Diagnostic, Usage, ReasoningSignature)):
             if isinstance(event, Usage):
                 self.usage = event
             out = [CustomEvent(name=f"unspool.{event.type}", value=event.to_dict())]

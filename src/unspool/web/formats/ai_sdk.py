@@ -7,6 +7,9 @@ chunk each, ``data: [DONE]`` last, with the header ``x-vercel-ai-ui-message-stre
   ``reasoning-start`` / ``-delta`` / ``-end``; a part closes when an action or another
   kind of text comes between, so the message's parts keep the reply's order
   (a refusal is a text part of its own with ``providerMetadata.unspool.refusal``);
+  a :class:`ReasoningSignature` ends the reasoning part with ``providerMetadata``
+  ``{provider: {"signature"}}`` (a redacted block: an empty reasoning part with
+  ``{"redactedData"}``), as the AI SDK's own Anthropic and Bedrock providers write it;
 * an action: ``tool-input-start`` (``toolCallId`` is unspool's action id), a
   ``tool-input-delta`` per raw argument delta, then ``tool-input-available`` for
   :class:`ActionComplete`, the only chunk a client executes; an :class:`ActionInvalid`
@@ -68,6 +71,7 @@ from unspool.events import (
     HostedToolResult,
     HostedToolStarted,
     ReasoningDelta,
+    ReasoningSignature,
     RefusalDelta,
     StateDelta,
     StateSnapshot,
@@ -161,6 +165,25 @@ class AiSdkEncoder:
         delta = "reasoning-delta" if kind == "reasoning" else "text-delta"
         out.append(_chunk({"type": delta, "id": self.part[1], "delta": text}))
         return out
+
+    def _sealed(self, event: ReasoningSignature) -> list[bytes]:
+        """The open reasoning part ends carrying its signature (or a redacted block is an
+        empty reasoning part carrying its data), under the provider's name as the AI SDK's
+        own providers write it, so ``convertToModelMessages`` sends it back."""
+        meta = {"signature": event.signature} if event.signature else {}
+        if event.redacted:
+            meta = {"redactedData": event.redacted}
+        metadata = {event.provider: meta}
+        if self.part is not None and self.part[0] == "reasoning" and not event.redacted:
+            part_id = self.part[1]
+            self.part = None
+            return [_chunk({"type": "reasoning-end", "id": part_id, "providerMetadata": metadata})]
+        out = self._end_part()
+        self.parts += 1
+        part_id = f"reasoning-{self.parts}"
+        start = {"type": "reasoning-start", "id": part_id, "providerMetadata": metadata}
+        end = {"type": "reasoning-end", "id": part_id, "providerMetadata": metadata}
+        return [*out, _chunk(start), _chunk(end)]
 
     # actions ------------------------------------------------------------------------
 
@@ -344,6 +367,8 @@ class AiSdkEncoder:
             return self._delta("reasoning", event.text)
         if isinstance(event, RefusalDelta):
             return self._delta("refusal", event.text)
+        if isinstance(event, ReasoningSignature):
+            return self._sealed(event)
         if isinstance(event, Citation):
             return self._citation(event)
         if isinstance(event, Diagnostic):

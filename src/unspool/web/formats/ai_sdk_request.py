@@ -18,8 +18,10 @@ apart to be checked against what the server streamed.
 from __future__ import annotations
 
 import urllib.parse
+from collections.abc import Mapping
 from typing import Any
 
+from unspool.events import ReasoningSignature
 from unspool.web.conversation import (
     AssistantStep,
     AssistantTurn,
@@ -93,13 +95,16 @@ def _assistant(message: UIMessage, path: list[Any], seen: dict[str, str]) -> Ass
     steps: list[AssistantStep] = []
     text: list[str] = []
     reasoning: list[str] = []
+    sealed: list[tuple[str, ReasoningSignature]] = []
     calls: list[RequestToolCall] = []
 
     def close() -> None:
-        if text or reasoning or calls:
-            steps.append(AssistantStep("".join(text), "".join(reasoning), tuple(calls)))
+        if text or reasoning or calls or sealed:
+            step = AssistantStep("".join(text), "".join(reasoning), tuple(calls), tuple(sealed))
+            steps.append(step)
         text.clear()
         reasoning.clear()
+        sealed.clear()
         calls.clear()
 
     for i, part in enumerate(message.parts):
@@ -109,6 +114,9 @@ def _assistant(message: UIMessage, path: list[Any], seen: dict[str, str]) -> Ass
             text.append(part.text)
         elif isinstance(part, ReasoningUIPart):
             reasoning.append(part.text)
+            seal = _seal(part.provider_metadata)
+            if seal is not None:
+                sealed.append((part.text, seal))
         elif isinstance(part, ToolPart):
             where = dotted([*path, "parts", i, "toolCallId"])
             if part.tool_call_id in seen:
@@ -121,6 +129,26 @@ def _assistant(message: UIMessage, path: list[Any], seen: dict[str, str]) -> Ass
             calls.append(_call(part, message.id))
     close()
     return AssistantTurn(tuple(steps), message.id)
+
+
+SEALING_PROVIDERS = ("anthropic", "bedrock")
+"""The providers whose reasoning parts carry a seal to send back (``providerMetadata``)."""
+
+
+def _seal(metadata: Mapping[str, Any] | None) -> ReasoningSignature | None:
+    """A reasoning part's seal: ``{"anthropic": {"signature": ...}}`` or ``{...:
+    {"redactedData": ...}}`` under a provider that wants it back; ``None`` otherwise
+    (the provider checks the seal: a forged one is its refusal, never a run)."""
+    for provider in SEALING_PROVIDERS:
+        given = (metadata or {}).get(provider)
+        if not isinstance(given, Mapping):
+            continue
+        signature, redacted = given.get("signature"), given.get("redactedData")
+        if isinstance(redacted, str) and redacted:
+            return ReasoningSignature(provider, redacted=redacted)
+        if isinstance(signature, str) and signature:
+            return ReasoningSignature(provider, signature)
+    return None
 
 
 def _call(part: ToolPart, message_id: str) -> RequestToolCall:
