@@ -2,7 +2,7 @@
 
 One tool call whose arguments are 4, 32 and 128 KB of JSON, streamed in 4-byte
 argument deltas (about one token each), is served over real HTTP by the replay
-server of ``tests/replay`` and read three ways with the real SDK client:
+server of ``tests/support/replay`` and read three ways with the real SDK client:
 
 * ``raw``: iterate the SDK's stream and do nothing (transport + SDK chunk parsing);
 * ``unspool``: ``from_openai`` / ``from_anthropic`` over that same raw stream
@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import anthropic
 import openai
@@ -43,8 +43,8 @@ from anthropic.lib.streaming._messages import accumulate_event, build_events
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from pydantic import BaseModel
 
-from replay import ReplayServer, Reply
-from replay.wire import Call, Text, anthropic_events, chat_chunks, sse
+from tests.support.replay import ReplayServer, Reply
+from tests.support.replay.wire import Call, Text, anthropic_events, chat_chunks, sse
 from unspool import ActionComplete
 from unspool.sources import from_anthropic, from_openai
 

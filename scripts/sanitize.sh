@@ -12,7 +12,7 @@
 # CPython is not built with ASan, so libasan is preloaded and PYTHONMALLOC=malloc
 # routes Python's allocations through it; leak detection is off because the
 # interpreter keeps memory on purpose at exit (reference leaks are covered by
-# tests/test_speedups.py instead).
+# tests/core/test_speedups.py instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,12 +57,15 @@ else
     EXAMPLES=2000
 fi
 CORE=()
-for f in tests/test_core_*.py tests/test_oneshot.py tests/test_find_json.py tests/test_lenient_*.py tests/test_machine_state.py; do
-    [[ "$f" == tests/test_core_cost.py ]] || CORE+=("$f")
+for f in tests/core/test_*.py; do  # the modules conftest.py runs on both machines, less cost
+    case "$f" in
+        */test_cost.py | */test_speedups.py | */test_pyliteral.py | */test_repair_kinds.py) ;;
+        *) CORE+=("$f") ;;
+    esac
 done
 "$PY" -m pytest -q -x -p no:cacheprovider -n 2 "${CORE[@]}" "${SELECT[@]}"
-UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/test_speedups.py \
+UNSPOOL_DIFF_EXAMPLES=$EXAMPLES "$PY" -m pytest -q -x -p no:cacheprovider -n0 tests/core/test_speedups.py \
     --hypothesis-show-statistics
-"$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/test_args_snapshots.py tests/test_protocol_values.py \
-    tests/test_interleaved_direct.py tests/test_tags_direct.py
+"$PY" -m pytest -q -x -p no:cacheprovider -n 2 tests/protocols/test_args_snapshots.py \
+    tests/protocols/test_values.py tests/protocols/test_interleaved_direct.py tests/protocols/test_tags_direct.py
 echo "sanitize: no AddressSanitizer/UBSan reports"

@@ -1,16 +1,18 @@
 """Setup every test module shares: the hypothesis profile, both core machines, and
 per-run shared folders.
 
-* The hypothesis profile (``hypothesis_profiles``) is loaded here, before any test
+* The hypothesis profile (``tests/support/hypothesis_profiles.py``) is loaded here, before any test
   module is imported, so ``examples(weight)`` in a decorator already sees it.
-* Each module named ``test_core_*`` (and the other modules in :data:`BOTH_MACHINES`)
-  is collected twice, once per JsonStream machine: ``[python]`` runs the pure-Python
-  reference, ``[c]`` the C machine of ``unspool.core._speedups`` (left out, with a
-  note in the test ids, when the extension is not built).  A test module needs no
-  change: the module-scoped autouse fixture :func:`machine` selects the machine
-  before its tests run.
+* The machine matrix: each module of ``tests/core`` (but those of :data:`ONE_MACHINE`)
+  is collected twice, once per JsonStream machine of ``tests.support.machines.MACHINES``:
+  ``[python]`` runs the pure-Python reference, ``[c]`` the C machine of
+  ``unspool.core._speedups`` (left out when the extension is not built).  A test module
+  needs no change: the module-scoped autouse fixture :func:`machine` selects the machine
+  before its tests run.  This is the one place that says which tests run on which
+  machine; a test that compares the machines itself takes them from ``MACHINES`` and
+  ``on_machine``.
 * The suite runs under pytest-xdist (``-n auto --dist loadgroup`` in
-  ``pyproject.toml``); ``run_support`` says what a fixture needs to be safe there,
+  ``pyproject.toml``); ``tests/support/runs.py`` says what a fixture needs to be safe there,
   and :func:`build_once` gives the workers one folder built once per run.  Each
   worker collects its garbage before it reports that it finished
   (:func:`pytest_sessionfinish`), so that it shuts down quietly.
@@ -24,17 +26,24 @@ from pathlib import Path
 
 import pytest
 
-import run_support
-from hypothesis_profiles import load_profile
-from replay import ReplayServer
+from tests.support import runs
+from tests.support.hypothesis_profiles import load_profile
+from tests.support.machines import MACHINES, on_machine
+from tests.support.replay import ReplayServer
 from unspool.core import machines
 
 PROFILE = load_profile()
 
-BOTH_MACHINES = ("test_find_json", "test_oneshot", "test_lenient_table", "test_lenient_properties")
-"""Modules outside ``test_core_*`` that also run on both machines."""
-
-MACHINES = ["python", "c"] if machines.AVAILABLE else ["python"]
+ONE_MACHINE = (
+    "test_machine_state",
+    "test_speedups",
+    "test_pyliteral",
+    "test_repair_kinds",
+    "test_machine_steps_py",  # these two read the sources: no machine runs
+    "test_machine_steps_c",
+)
+"""Modules of ``tests/core`` collected once: they pick the machine in each test (the
+differential tests, the hand-over between the machines) or do not parse with JsonStream."""
 
 
 @pytest.hookimpl(trylast=True)
@@ -52,7 +61,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     before), while the controller waits without a deadline; the frozen survivors are
     then left out of pytest's own last collection, which takes milliseconds.
     """
-    if run_support.worker_id() != "master":
+    if runs.worker_id() != "master":
         gc.collect()
         gc.freeze()
 
@@ -62,8 +71,8 @@ def pytest_report_header() -> str:
 
 
 def _on_both(module_name: str) -> bool:
-    short = module_name.rsplit(".", 1)[-1]
-    return short.startswith("test_core_") or short in BOTH_MACHINES
+    package, _, short = module_name.rpartition(".")
+    return package == "tests.core" and short not in ONE_MACHINE
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -74,24 +83,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(autouse=True, scope="module")
 def machine(request: pytest.FixtureRequest) -> Iterator[str]:
     """The machine new parsers run on in this module: ``"python"`` or ``"c"``."""
-    name: str = getattr(request, "param", machines.selected())
-    before = machines.selected()
-    machines.select(name)
-    yield name
-    machines.select(before)
+    with on_machine(getattr(request, "param", machines.selected())) as name:
+        yield name
 
 
 @pytest.fixture(scope="session")
 def worker_id() -> str:
     """``"gw0"``, ``"gw1"``... under xdist, ``"master"`` in a single process."""
-    return run_support.worker_id()
+    return runs.worker_id()
 
 
 @pytest.fixture(scope="session")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder all the processes of this pytest run share (xdist workers included)."""
     base = tmp_path_factory.getbasetemp()
-    return base.parent / "shared" if run_support.worker_id() != "master" else base / "shared"
+    return base.parent / "shared" if runs.worker_id() != "master" else base / "shared"
 
 
 @pytest.fixture(scope="session")
@@ -99,14 +105,14 @@ def build_once(run_dir: Path) -> Callable[[str, Callable[[Path], None]], Path]:
     """``build_once(key, build)``: a folder built once per run, whichever worker asks first."""
 
     def once(key: str, build: Callable[[Path], None]) -> Path:
-        return run_support.build_once(run_dir, key, build)
+        return runs.build_once(run_dir, key, build)
 
     return once
 
 
 @pytest.fixture(scope="module")
 def module_replay_server() -> Iterator[ReplayServer]:
-    """One loopback replay server (``tests/replay``) for the module's tests."""
+    """One loopback replay server (``tests/support/replay``) for the module's tests."""
     with ReplayServer() as server:
         yield server
 

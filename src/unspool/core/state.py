@@ -8,7 +8,7 @@ the C struct ``Machine`` they come from (a few are derived: the comments say fro
 what).  The C side declares the same field lists (``_speedups.HANDOVER_FIELDS`` and
 ``GIVEBACK_FIELDS``), checks them against these classes when the C type is made,
 and fills and reads the records by those names; the Python machine resumes from and
-gives back by attribute.  ``tests/test_machine_state.py`` holds the two lists
+gives back by attribute.  ``tests/core/test_machine_state.py`` holds the two lists
 together.  Adding a state variable: a field here, the same name in the C list.
 
 :class:`Helpers` is what the C machine borrows from the Python side (event types,

@@ -1,5 +1,5 @@
 /* The C forms of the protocols' per-chunk fast paths; the Python code beside them stays
- * the reference (tests/test_interleaved_direct.py, tests/test_tags_direct.py).
+ * the reference (tests/protocols/test_interleaved_direct.py, tests/protocols/test_tags_direct.py).
  *
  * TextRun(stops, held, prefixes, find, max_hold, fold, reasoning) is TagParser's text
  * fast path (tags.py, feed()): with nothing held, a str chunk in which no delimiter can

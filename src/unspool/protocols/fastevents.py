@@ -5,7 +5,7 @@
 ``TextDelta`` and 1 µs for an ``ActionArgsDelta``, more than all the rest of a
 parser's work on a small chunk.  These functions make the same objects by writing
 the slots directly.  The classes define no ``__post_init__``, so nothing is skipped
-(``tests/test_protocol_fastevents.py`` checks that, and that the objects are equal).
+(``tests/protocols/test_fastpaths.py`` checks that, and that the objects are equal).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ One :class:`Compatible` row per server: where it puts its reasoning, its token u
 its failures mid-stream, and what else it adds to a Chat Completions chunk, each with
 what ``from_openai`` makes of it.  The README's table is :func:`markdown` of
 :data:`COMPATIBLE` (a test holds the two together), and each row has a recorded stream
-in ``tests/replay/compatible.py`` whose exact events a test asserts.
+in ``tests/support/replay/compatible.py`` whose exact events a test asserts.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ How to add a provider (one module and one row):
    to ``unspool/actions/tool_formats.py``'s ``TOOL_FORMATS`` under ``tool_format``.
 
 4. Re-export ``from_<name>`` in ``unspool/sources/__init__.py`` and
-   ``unspool/__init__.py``; tests over the real SDK against ``tests/replay``.
+   ``unspool/__init__.py``; tests over the real SDK against ``tests/support/replay``.
 """
 
 from __future__ import annotations

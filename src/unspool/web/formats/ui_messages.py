@@ -3,7 +3,7 @@
 What ``useChat`` (``DefaultChatTransport``) posts: ``{"id", "messages", "trigger",
 "messageId", ...the transport's extra body}``, ``messages`` a list of UI messages.
 The models mirror the zod schema ``validateUIMessages`` checks in the ``ai`` package
-(version pinned in ``tests/web_js/package.json``, which a test runs as the reference):
+(version pinned in ``tests/support/web_js/package.json``, which a test runs as the reference):
 
 * a message: ``id``, ``role`` (``system`` / ``user`` / ``assistant``), ``metadata``
   (any), ``parts`` (at least one, except for an assistant message); a non-empty list;
