@@ -211,9 +211,9 @@ def test_sigkill_then_restart_reruns_an_idempotent_handler(tmp_path: Path) -> No
 
 def test_sqlite_synchronous_option(tmp_path: Path) -> None:
     with SqliteLedger(tmp_path / "n.db", synchronous="NORMAL") as ledger:
-        assert ledger._db().execute("PRAGMA synchronous").fetchone() == (1,)
+        assert ledger._execute("PRAGMA synchronous")[1] == [(1,)]
     with SqliteLedger(tmp_path / "f.db") as ledger:
-        assert ledger._db().execute("PRAGMA synchronous").fetchone() == (2,)
+        assert ledger._execute("PRAGMA synchronous")[1] == [(2,)]
     with pytest.raises(ValueError, match="synchronous"):
         SqliteLedger(tmp_path / "x.db", synchronous="OFF")  # type: ignore[arg-type]
 

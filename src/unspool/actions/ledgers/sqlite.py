@@ -6,9 +6,10 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Literal
+from typing import Any, Literal
 
 from unspool.actions.ledgers.base import Ledger, Record, RowState
 from unspool.actions.ledgers.codec import to_text
@@ -64,12 +65,16 @@ _RENEW = (
 
 
 class _Conn:
-    """A thread's connection; it is closed when the thread's locals are dropped."""
+    """A thread's connection; it is closed when the thread's locals are dropped, or by
+    :meth:`SqliteLedger.close`, which takes ``lock`` first: a connection is never closed
+    while a statement runs on it (another thread's, such as an async heartbeat's)."""
 
-    __slots__ = ("__weakref__", "db")
+    __slots__ = ("__weakref__", "closed", "db", "lock")
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        self.lock = threading.RLock()
+        self.closed = False
 
 
 class SqliteLedger(Ledger):
@@ -108,19 +113,30 @@ class SqliteLedger(Ledger):
         self._local = threading.local()
         self._all: weakref.WeakSet[_Conn] = weakref.WeakSet()
         self._all_lock = threading.Lock()
-        db = self._db()
-        db.execute("PRAGMA journal_mode=WAL")
-        if not _current(db):  # (a file in use needs no write lock to be opened)
-            db.execute("BEGIN IMMEDIATE")  # processes opening an old file migrate it once
-            try:
-                _migrate(db)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+        with self._db() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            if not _current(db):  # (a file in use needs no write lock to be opened)
+                db.execute("BEGIN IMMEDIATE")  # processes opening an old file migrate it once
+                try:
+                    _migrate(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
 
-    def _db(self) -> sqlite3.Connection:
-        """This thread's connection (closed when the thread ends, or by :meth:`close`)."""
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection, held while it is used (closed when the thread ends,
+        or by :meth:`close`, which waits until no statement runs on it)."""
+        while True:
+            held = self._held()
+            with held.lock:
+                if not held.closed:
+                    yield held.db
+                    return
+            self._local.conn = None  # closed by close() meanwhile: open another
+
+    def _held(self) -> _Conn:
         held: _Conn | None = getattr(self._local, "conn", None)
         if held is None:
             db = sqlite3.connect(
@@ -132,16 +148,25 @@ class SqliteLedger(Ledger):
             self._local.conn = held
             with self._all_lock:
                 self._all.add(held)
-        return held.db
+        return held
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> tuple[int, list[Any]]:
+        """One statement on this thread's connection: the rows it changed and the rows it
+        read, all read before the connection is let go."""
+        with self._db() as db:
+            cursor = db.execute(sql, params)
+            return cursor.rowcount, cursor.fetchall()
 
     def close(self) -> None:
-        """Close every connection (the file stays)."""
+        """Close every connection (the file stays), each once no statement runs on it."""
         self._stop_heartbeats()  # claims still held are given up
         with self._all_lock:
             conns, self._all = list(self._all), weakref.WeakSet()
-        for held in conns:
-            held.db.close()
         self._local = threading.local()
+        for held in conns:
+            with held.lock:
+                held.closed = True
+                held.db.close()
 
     def __enter__(self) -> SqliteLedger:
         return self
@@ -155,80 +180,82 @@ class SqliteLedger(Ledger):
         self.close()
 
     def insert_started(self, row: Record) -> Record | None:
-        db = self._db()
         values = to_row(row)
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            added = db.execute(_INSERT, values).rowcount == 1
-            found = (
-                None if added else db.execute(f"{_SELECT} WHERE key = ?", (values[0],)).fetchone()
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        with self._db() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                added = db.execute(_INSERT, values).rowcount == 1
+                found = (
+                    None
+                    if added
+                    else db.execute(f"{_SELECT} WHERE key = ?", (values[0],)).fetchone()
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
         return None if found is None else from_row(found)
 
     def take_over(self, token: str, row: Record, state: RowState = "started") -> bool:
         values = to_row(row)
-        cursor = self._db().execute(_TAKE_OVER, (*values[1:], values[0], token, state))
-        return cursor.rowcount == 1
+        changed, _ = self._execute(_TAKE_OVER, (*values[1:], values[0], token, state))
+        return changed == 1
 
     def write_outcome(self, row: Record) -> bool:
         values = to_row(row)
-        cursor = self._db().execute(_OUTCOME, (*values[1:], values[0], row.token))
-        return cursor.rowcount == 1
+        changed, _ = self._execute(_OUTCOME, (*values[1:], values[0], row.token))
+        return changed == 1
 
     def mark_started(self, key: str, token: str, lease_until: float | None) -> bool:
-        cursor = self._db().execute(
+        changed, _ = self._execute(
             "UPDATE unspool_actions SET state = 'started', lease_until = ?"
             " WHERE key = ? AND token = ? AND state = 'claimed'",
             (lease_until, to_text(key), token),
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     def renew_lease(self, key: str, token: str, lease_until: float) -> bool:
-        cursor = self._db().execute(_RENEW, (lease_until, to_text(key), token))
-        return cursor.rowcount == 1
+        changed, _ = self._execute(_RENEW, (lease_until, to_text(key), token))
+        return changed == 1
 
     def renew_leases(self, held: Sequence[tuple[str, str]], lease_until: float) -> set[str]:
-        db = self._db()
         kept: set[str] = set()
-        db.execute("BEGIN IMMEDIATE")  # one write transaction (one sync) for them all
-        try:
-            for key, token in held:
-                if db.execute(_RENEW, (lease_until, to_text(key), token)).rowcount == 1:
-                    kept.add(token)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        with self._db() as db:
+            db.execute("BEGIN IMMEDIATE")  # one write transaction (one sync) for them all
+            try:
+                for key, token in held:
+                    if db.execute(_RENEW, (lease_until, to_text(key), token)).rowcount == 1:
+                        kept.add(token)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
         return kept
 
     def delete_claim(self, key: str, token: str) -> bool:
-        cursor = self._db().execute(
+        changed, _ = self._execute(
             "DELETE FROM unspool_actions WHERE key = ? AND token = ? AND state != 'finished'",
             (to_text(key), token),
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     def get(self, key: str) -> Record | None:
-        row = self._db().execute(f"{_SELECT} WHERE key = ?", (to_text(key),)).fetchone()
-        return None if row is None else from_row(row)
+        _, rows = self._execute(f"{_SELECT} WHERE key = ?", (to_text(key),))
+        return from_row(rows[0]) if rows else None
 
     def forget(self, key: str) -> None:
-        self._db().execute("DELETE FROM unspool_actions WHERE key = ?", (to_text(key),))
+        self._execute("DELETE FROM unspool_actions WHERE key = ?", (to_text(key),))
 
     def records(self) -> list[Record]:
-        rows = self._db().execute(f"{_SELECT} ORDER BY rowid").fetchall()
+        _, rows = self._execute(f"{_SELECT} ORDER BY rowid")
         return [from_row(row) for row in rows]
 
     def purge_before(self, finished_before: float) -> int:
-        cursor = self._db().execute(
+        changed, _ = self._execute(
             "DELETE FROM unspool_actions WHERE state = 'finished' AND finished_at < ?",
             (finished_before,),
         )
-        return cursor.rowcount
+        return changed
 
 
 def _table_sql(db: sqlite3.Connection) -> str | None:
