@@ -232,15 +232,15 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
     The rows named ``unspool`` run on the default machine (the C one when
     ``unspool.accelerated``); the same three rows on the pure-Python machine
     (``unspool py``, ``unspool lenient py``) follow when the C machine is there, so
-    both show side by side.  Empty with a note when ``unspool.core.jsonstream`` is not
+    both show side by side.  Empty with a note when ``unspool.core._jsonstream`` is not
     importable yet.
     """
     try:
-        mod = importlib.import_module("unspool.core.jsonstream")
+        mod = importlib.import_module("unspool.core._jsonstream")
     except ImportError as exc:
-        return [], [f"unspool rows skipped: unspool.core.jsonstream not importable ({exc})"]
+        return [], [f"unspool rows skipped: unspool.core._jsonstream not importable ({exc})"]
     json_stream_cls: Any = mod.JsonStream
-    machines = optional_module("unspool.core.machines")
+    machines = optional_module("unspool.core._machines")
     tag = " lenient" if lenient else ""
     rows: list[Peer] = []
     variants = [("", None)]
@@ -248,7 +248,7 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
         variants.append((" py", "python"))
     for label, machine in variants:
         rows += _unspool_rows(json_stream_cls, machines, machine, tag + label, lenient)
-    oneshot = optional_module("unspool.core.oneshot")
+    oneshot = optional_module("unspool.core._oneshot")
     if oneshot is not None and not lenient:
         loads = oneshot.loads
         rows.append(

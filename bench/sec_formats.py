@@ -14,9 +14,9 @@ from bench.report import Target, block, cell_at, series_dict, targets_table
 from bench.timing import Cell, measure
 from bench.workloads import chunk
 from unspool.events import ActionComplete
-from unspool.protocols.model_formats import MODEL_FORMATS
-from unspool.protocols.model_tags import ModelTagParser
-from unspool.protocols.tags import TagParser
+from unspool.protocols._model_formats import MODEL_FORMATS
+from unspool.protocols._model_tags import ModelTagParser
+from unspool.protocols._tags import TagParser
 
 __all__ = ["CALLS", "reply", "run"]
 

@@ -110,9 +110,9 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
     """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
     and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
     try:
-        parser_cls = importlib.import_module("unspool.protocols.interleaved").InterleavedParser
+        parser_cls = importlib.import_module("unspool.protocols._interleaved").InterleavedParser
     except ImportError as exc:
-        return {}, f"unspool.protocols.interleaved not importable ({exc})"
+        return {}, f"unspool.protocols._interleaved not importable ({exc})"
     docs, streams = _streams(profile)
     cells = series("unspool", _steps(docs, streams, protocol_runner(parser_cls)), profile.settings)
     return {"unspool": cells}, ""
@@ -128,10 +128,10 @@ def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the interleaved rows; returns the results as JSON-ready data."""
     notes: list[str] = []
     try:
-        parser_cls = importlib.import_module("unspool.protocols.interleaved").InterleavedParser
+        parser_cls = importlib.import_module("unspool.protocols._interleaved").InterleavedParser
     except ImportError as exc:
         parser_cls = None
-        notes.append(f"unspool row skipped: unspool.protocols.interleaved not importable ({exc})")
+        notes.append(f"unspool row skipped: unspool.protocols._interleaved not importable ({exc})")
     json_repair, pjp = optional_module("json_repair"), optional_module("partial_json_parser")
     if json_repair is None or pjp is None:
         notes.append("seed rows skipped: json_repair or partial_json_parser not installed")

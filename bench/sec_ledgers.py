@@ -56,11 +56,11 @@ def _open(where: dict[str, str]) -> Any:
             return SqliteLedger(where["path"], synchronous="FULL")
         return SqliteLedger(where["path"], synchronous="NORMAL")
     if kind == "postgres":
-        from unspool.actions.ledgers.postgres import PostgresLedger
+        from unspool.actions.ledgers._postgres import PostgresLedger
 
         return PostgresLedger(where["dsn"], table=where["table"])
     if kind == "redis":
-        from unspool.actions.ledgers.redis import RedisLedger
+        from unspool.actions.ledgers._redis import RedisLedger
 
         return RedisLedger(where["url"], prefix=where["prefix"])
     return MemoryLedger()
@@ -99,7 +99,7 @@ def _problem(kind: str) -> str | None:
 
 
 def _reply(stream_id: str, count: int) -> tuple[Any, list[Any]]:
-    from unspool.actions.registry import ActionRegistry
+    from unspool.actions._registry import ActionRegistry
     from unspool.events import ActionComplete
 
     registry = ActionRegistry()
@@ -109,7 +109,7 @@ def _reply(stream_id: str, count: int) -> tuple[Any, list[Any]]:
 
 
 def _dispatch(ledger: Any, registry: Any, events: list[Any]) -> float:
-    from unspool.actions.dispatcher import Dispatcher
+    from unspool.actions._dispatcher import Dispatcher
 
     started = time.perf_counter()
     for _ in Dispatcher(registry, ledger).run(events):

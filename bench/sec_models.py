@@ -1,4 +1,4 @@
-"""Typed partial model rows (issue 6): ``unspool.actions.partial_model.stream_model``
+"""Typed partial model rows (issue 6): ``unspool.actions._partial_model.stream_model``
 against instructor's ``Partial[Model]`` streaming, on the structured workload.
 
 instructor's streaming is driven from raw chunks by ``Partial[M].model_from_chunks``
@@ -143,10 +143,10 @@ def run(profile: Profile) -> dict[str, Any]:
     model = _models(pydantic)
     runners: dict[str, Callable[[Sequence[str]], Any]] = {}
     try:
-        stream_model = importlib.import_module("unspool.actions.partial_model").stream_model
+        stream_model = importlib.import_module("unspool.actions._partial_model").stream_model
         runners[OURS] = _ours(stream_model, model)
     except ImportError as exc:
-        notes.append(f"unspool row skipped: unspool.actions.partial_model not importable ({exc})")
+        notes.append(f"unspool row skipped: unspool.actions._partial_model not importable ({exc})")
     instructor = optional_module("instructor.dsl.partial")
     try:
         if instructor is None:

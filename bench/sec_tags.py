@@ -81,9 +81,9 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
     """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
     and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
     try:
-        parser_cls: Any = importlib.import_module("unspool.protocols.tags").TagParser
+        parser_cls: Any = importlib.import_module("unspool.protocols._tags").TagParser
     except ImportError as exc:
-        return {}, f"unspool.protocols.tags not importable ({exc})"
+        return {}, f"unspool.protocols._tags not importable ({exc})"
     docs, streams = _streams(profile)
     steps = _steps(profile.protocol_sizes, docs, streams, protocol_runner(parser_cls))
     return {"unspool": series("unspool", steps, profile.settings)}, ""
@@ -99,10 +99,10 @@ def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the tag rows; returns the results as JSON-ready data."""
     notes: list[str] = []
     try:
-        parser_cls: Any = importlib.import_module("unspool.protocols.tags").TagParser
+        parser_cls: Any = importlib.import_module("unspool.protocols._tags").TagParser
     except ImportError as exc:
         parser_cls = None
-        notes.append(f"unspool row skipped: unspool.protocols.tags not importable ({exc})")
+        notes.append(f"unspool row skipped: unspool.protocols._tags not importable ({exc})")
     for n in notes:
         print(f"note: {n}")
     labels = profile.protocol_sizes

@@ -30,7 +30,7 @@ from tests.support import runs
 from tests.support.hypothesis_profiles import load_profile
 from tests.support.machines import MACHINES, on_machine
 from tests.support.replay import ReplayServer
-from unspool.core import machines
+from unspool.core import _machines as machines
 
 PROFILE = load_profile()
 

@@ -22,13 +22,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
-from unspool.core.find import JsonMatch, find_all_json, find_json
-from unspool.core.jsonstream import JsonStream, parse_partial
-from unspool.core.lexicon import LENIENT_KINDS
-from unspool.core.machines import ACCELERATED as accelerated
-from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
-from unspool.core.path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
+from unspool._extras import needs_extra
+from unspool._jsonsafe import to_jsonable
+from unspool.core._errors import UNSET, LimitExceeded, MalformedJSON
+from unspool.core._find import JsonMatch, find_all_json, find_json
+from unspool.core._jsonstream import JsonStream, parse_partial
+from unspool.core._lexicon import LENIENT_KINDS
+from unspool.core._machines import ACCELERATED as accelerated
+from unspool.core._oneshot import Allow, loads, loads_with_repairs, repair
+from unspool.core._path_events import PathEvent, Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -54,25 +56,32 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.extras import needs_extra
-from unspool.jsonsafe import to_jsonable
-from unspool.protocols.emitter import ActionEmitter, Validation
-from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
-from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat, format_for_model
-from unspool.protocols.model_tags import ModelTagParser, parse_model_tags
-from unspool.protocols.plain import PlainTextParser
+from unspool.protocols._emitter import ActionEmitter, Validation
+from unspool.protocols._interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols._model_formats import MODEL_FORMATS, ModelFormat, format_for_model
+from unspool.protocols._model_tags import ModelTagParser, parse_model_tags
+from unspool.protocols._plain import PlainTextParser
+from unspool.protocols._tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
+from unspool.protocols._tags import ActionSpan, TagParser, parse_tags
+from unspool.protocols._toolcalls import ToolCallAssembler
 from unspool.protocols.prompts import format_instructions
-from unspool.protocols.tag_formats import ACTION_TAG, TOOL_CALL, TagFormat
-from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
-from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.generate import generate
-from unspool.sources.iterables import astream, stream
-from unspool.sources.providers.anthropic import from_anthropic
-from unspool.sources.providers.bedrock import from_bedrock
-from unspool.sources.providers.gemini import from_gemini
-from unspool.sources.providers.ollama import from_ollama
-from unspool.sources.providers.openai import from_openai
-from unspool.sources.providers.tool_results import (
+from unspool.sources._generate import generate
+from unspool.sources._iterables import astream, stream
+from unspool.sources._sse import (
+    SSEDecoder,
+    SSEMessage,
+    aiter_sse,
+    astream_sse,
+    iter_sse,
+    stream_sse,
+)
+from unspool.sources._turns import TurnLoop, run_turns
+from unspool.sources.providers._anthropic import from_anthropic
+from unspool.sources.providers._bedrock import from_bedrock
+from unspool.sources.providers._gemini import from_gemini
+from unspool.sources.providers._ollama import from_ollama
+from unspool.sources.providers._openai import from_openai
+from unspool.sources.providers._tool_results import (
     MissingOutcome,
     anthropic_results,
     bedrock_results,
@@ -81,8 +90,6 @@ from unspool.sources.providers.tool_results import (
     openai_chat_results,
     openai_responses_results,
 )
-from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
-from unspool.sources.turns import TurnLoop, run_turns
 
 __version__ = "0.1.0"
 

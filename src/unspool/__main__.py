@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from unspool.extras import MissingExtra
+from unspool._extras import MissingExtra
 
 
 def main() -> None:
     """Run the ``unspool`` command, or say what to install when its extra is missing."""
     try:
-        from unspool.cli.main import main as run
+        from unspool.cli._main import main as run
     except MissingExtra as exc:
         sys.stderr.write(f"Error: {exc}\n")
         sys.exit(2)

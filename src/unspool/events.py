@@ -25,7 +25,7 @@ these events, in the order the model wrote things:
 
 Events are small immutable dataclasses; ``to_dict()`` gives a JSON-safe dict
 whose ``"type"`` key names the event (``"text_delta"``, ``"action_complete"``...),
-whatever the args and results hold (:func:`unspool.jsonsafe.to_jsonable`).  Their
+whatever the args and results hold (:func:`unspool._jsonsafe.to_jsonable`).  Their
 ``repr()`` never raises, so they are safe to log: an int too long for ``str()``
 (more than ``sys.get_int_max_str_digits()`` digits) shows as ``<int of N digits>``
 there, and a value whose own ``repr()`` fails as ``<TypeName: repr failed>``.
@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from unspool.jsonsafe import to_jsonable
+from unspool._jsonsafe import to_jsonable
 
 __all__ = [
     "PATCH_OPS",
@@ -145,7 +145,7 @@ class _Event:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict, ``{"type": ..., <fields>}``, converted when called: plain JSON
         values that ``json.dumps(..., allow_nan=False)`` accepts and ``JSON.parse`` reads
-        the same (rules in :mod:`unspool.jsonsafe`: NaN -> ``None``, datetimes in ISO 8601,
+        the same (rules in :mod:`unspool._jsonsafe`: NaN -> ``None``, datetimes in ISO 8601,
         ``Decimal`` as its exact string...)."""
         out: dict[str, Any] = {"type": self.type}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
@@ -487,7 +487,7 @@ class AppData(_Event):
     next with the same name and ``id`` (a card that fills in stays one part), a
     ``transient`` one reaches ``onData`` only and is never kept in the message. In
     ``"ag-ui"`` a ``CUSTOM`` event named ``name`` whose value is ``data``. ``data`` is any
-    value ``to_dict()`` can write (see :func:`unspool.jsonsafe.to_jsonable`)."""
+    value ``to_dict()`` can write (see :func:`unspool._jsonsafe.to_jsonable`)."""
 
     name: str
     data: Any

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.support.actions.servers import KINDS, ledger_of
 from tests.support.hypothesis_profiles import examples
 from unspool import ActionComplete, ActionRegistry, Dispatcher, MemoryLedger, StreamDone
-from unspool.actions.ledgers.answers import (
+from unspool.actions.ledgers._answers import (
     AWAITING_APPROVAL,
     AWAITING_CLIENT,
     CLIENT_ERROR,
@@ -26,7 +26,7 @@ from unspool.actions.ledgers.answers import (
     DENIED,
 )
 from unspool.events import ActionFailed, ActionPending, ActionResult, Event
-from unspool.web.conversation import RequestToolCall, ToolApproval
+from unspool.web._conversation import RequestToolCall, ToolApproval
 
 
 def registry(ran: list[Any]) -> ActionRegistry:

@@ -12,9 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 from tests.support.actions.streams import action_stream
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledger import MemoryLedger, SqliteLedger
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._ledger import MemoryLedger, SqliteLedger
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

@@ -15,9 +15,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledger import SqliteLedger
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._ledger import SqliteLedger
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionComplete,
     ActionFailed,
@@ -27,8 +27,8 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.interleaved import InterleavedParser
-from unspool.protocols.tags import TagParser
+from unspool.protocols._interleaved import InterleavedParser
+from unspool.protocols._tags import TagParser
 
 
 class ShowProductModal(BaseModel):

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-import unspool.actions.registry as registry_module
+import unspool.actions._registry as registry_module
 from tests.support.actions.servers import KINDS, ledger_of
 from tests.support.actions.streams import action_stream
 from unspool import ActionContext
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledger import Ledger, MemoryLedger, SqliteLedger
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._ledger import Ledger, MemoryLedger, SqliteLedger
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionComplete,
     ActionFailed,
@@ -30,7 +30,7 @@ from unspool.events import (
     StreamDone,
     new_stream_id,
 )
-from unspool.protocols.tags import TagParser
+from unspool.protocols._tags import TagParser
 
 
 def outcomes(events: list[Event]) -> list[Event]:

@@ -26,10 +26,10 @@ import pytest
 from tests.support.actions.processes import start
 from tests.support.actions.servers import KINDS, close, drop, ledger_of, open_ledger, spec
 from tests.support.actions.streams import action_stream
-from unspool.actions.context import ActionContext
-from unspool.actions.dispatcher import Dispatcher
+from unspool.actions._context import ActionContext
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._registry import ActionRegistry
 from unspool.actions.ledgers import Ledger, LedgerError, Record
-from unspool.actions.registry import ActionRegistry
 from unspool.events import ActionFailed, ActionResult, Event
 
 SHARED = ("sqlite", "postgres", "redis")

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from tests.support.actions.processes import charged, crash_mid_action, finish_worker
 from tests.support.actions.servers import KINDS, ledger_of
-from unspool.actions.ledger import Ledger, LedgerError, SqliteLedger
+from unspool.actions._ledger import Ledger, LedgerError, SqliteLedger
 
 
 class Receipt(BaseModel):

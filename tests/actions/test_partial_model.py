@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
 from tests.support.hypothesis_profiles import examples
-from unspool.actions.partial_model import ModelStream, PartialModel, astream_model, stream_model
-from unspool.core.errors import MalformedJSON
+from unspool.actions._partial_model import ModelStream, PartialModel, astream_model, stream_model
+from unspool.core._errors import MalformedJSON
 
 
 class Tag(BaseModel):

@@ -36,7 +36,7 @@ from unspool import (
     model_data,
     stream_model,
 )
-from unspool.actions.partial_model import PartialModel
+from unspool.actions._partial_model import PartialModel
 
 
 class Step(pydantic.BaseModel):

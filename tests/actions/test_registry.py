@@ -10,9 +10,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from tests.support.actions.streams import action_stream
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._registry import ActionRegistry
 from unspool.events import ActionComplete, ActionInvalid, StreamDone
-from unspool.protocols.emitter import ActionEmitter, Validation
+from unspool.protocols._emitter import ActionEmitter, Validation
 
 
 class Meta(BaseModel):

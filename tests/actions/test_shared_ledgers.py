@@ -34,9 +34,9 @@ from tests.support.actions.servers import (
     spec,
 )
 from tests.support.actions.streams import action_stream
-from unspool.actions.dispatcher import Dispatcher
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._registry import ActionRegistry
 from unspool.actions.ledgers import LedgerError, Record
-from unspool.actions.registry import ActionRegistry
 from unspool.events import ActionFailed, ActionResult, Event
 
 SHARED = ("postgres", "redis")
@@ -161,7 +161,7 @@ def test_postgres_connection_cut_while_recording(tmp_path: Path) -> None:
     runs: list[int] = []
     registry = counting_registry(runs, cut_the_write)
     stream = action_stream([("step", {"n": n}) for n in range(3)], stream_id="cut")
-    from unspool.actions.ledgers.postgres import PostgresLedger
+    from unspool.actions.ledgers._postgres import PostgresLedger
 
     ledger = PostgresLedger(
         f"{dsn}?application_name={app}", table=where["table"], lease=0.5, wait=5
@@ -210,7 +210,7 @@ def test_redis_connection_killed_mid_stream(tmp_path: Path) -> None:
     runs: list[int] = []
     registry = counting_registry(runs, kill_the_ledgers_connections)
     stream = action_stream([("step", {"n": n}) for n in range(3)], stream_id="kill")
-    from unspool.actions.ledgers.redis import RedisLedger
+    from unspool.actions.ledgers._redis import RedisLedger
 
     client = redis.Redis.from_url(url, client_name=name)
     ledger = RedisLedger(client=client, prefix=where["prefix"], lease=0.5, wait=5)
@@ -232,8 +232,8 @@ def test_redis_connection_killed_mid_stream(tmp_path: Path) -> None:
 
 
 def test_a_server_that_cannot_be_reached_is_a_ledger_error_and_nothing_runs() -> None:
-    from unspool.actions.ledgers.postgres import PostgresLedger
-    from unspool.actions.ledgers.redis import RedisLedger
+    from unspool.actions.ledgers._postgres import PostgresLedger
+    from unspool.actions.ledgers._redis import RedisLedger
 
     runs: list[int] = []
     registry = counting_registry(runs)
@@ -288,7 +288,7 @@ def test_postgres_with_the_callers_connection_and_pool(tmp_path: Path) -> None:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-    from unspool.actions.ledgers.postgres import PostgresLedger
+    from unspool.actions.ledgers._postgres import PostgresLedger
 
     dsn, table = postgres_dsn(), f"unspool_test_{time.time_ns()}"
     runs: list[int] = []
@@ -331,7 +331,7 @@ def test_postgres_with_the_callers_connection_and_pool(tmp_path: Path) -> None:
 async def test_postgres_with_the_callers_async_connection() -> None:
     import psycopg
 
-    from unspool.actions.ledgers.postgres import PostgresLedger
+    from unspool.actions.ledgers._postgres import PostgresLedger
 
     dsn, table = postgres_dsn(), f"unspool_test_{time.time_ns()}"
     registry = ActionRegistry()
@@ -358,7 +358,7 @@ def test_redis_retention_expires_finished_rows(tmp_path: Path) -> None:
     import redis
 
     where = spec("redis", tmp_path)
-    from unspool.actions.ledgers.redis import RedisLedger
+    from unspool.actions.ledgers._redis import RedisLedger
 
     ledger = RedisLedger(where["url"], prefix=where["prefix"], retention=30)
     admin = redis.Redis.from_url(where["url"])

@@ -33,7 +33,7 @@ from tests.support.hypothesis_profiles import examples
 from tests.support.replay import ReplayServer
 from tests.support.web.provider_sdks import _reply
 from unspool import ActionRegistry
-from unspool.actions.strict_schemas import (
+from unspool.actions._strict_schemas import (
     StrictSchemaError,
     anthropic_strict,
     drop_absent_nulls,

@@ -326,7 +326,7 @@ def test_parse_tags_with_a_schema_file_and_a_stream_id(tmp_path: Path) -> None:
 
 def test_parse_with_a_registry_module(tmp_path: Path) -> None:
     (tmp_path / "myactions.py").write_text(
-        "from unspool.actions.registry import ActionRegistry\n"
+        "from unspool.actions._registry import ActionRegistry\n"
         "registry = ActionRegistry()\n\n"
         "@registry.action\n"
         "def add(a: int, b: int) -> int:\n"

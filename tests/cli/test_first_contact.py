@@ -15,8 +15,8 @@ import pytest
 
 from tests.support.paths import ROOT
 from tests.support.replay.fixtures import FIXTURES
-from unspool.cli.main import main
-from unspool.cli.replay_cmd import SAMPLES, sample_text
+from unspool.cli._main import main
+from unspool.cli._replay_cmd import SAMPLES, sample_text
 
 
 def run(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]], str]:

@@ -11,10 +11,10 @@ from typing import Any
 import click
 import pytest
 
-from unspool.actions.registry import ActionRegistry
-from unspool.cli.inputs import InputError, read_all, read_chunks
-from unspool.cli.records import SchemaCheck
-from unspool.cli.schema import (
+from unspool.actions._registry import ActionRegistry
+from unspool.cli._inputs import InputError, read_all, read_chunks
+from unspool.cli._records import SchemaCheck
+from unspool.cli._schema import (
     action_validator,
     document_validator,
     load_schema_target,

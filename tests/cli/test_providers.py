@@ -6,8 +6,8 @@ import pytest
 
 from tests.support.replay.gemini_wire import call, chunk, gemini_sse, text
 from tests.support.replay.ollama_wire import line, ndjson, tool_call
-from unspool.cli.parsers import make_stream_parser
-from unspool.cli.replay import guess_protocol, load_recording
+from unspool.cli._parsers import make_stream_parser
+from unspool.cli._replay import guess_protocol, load_recording
 from unspool.events import ActionComplete, StreamDone, TextDelta
 
 GEMINI = gemini_sse([chunk(text("Hé")), chunk(call("f", {"a": "ö"}), finish="STOP")]).decode()

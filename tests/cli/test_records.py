@@ -5,16 +5,16 @@ from __future__ import annotations
 import io
 import json
 
-from unspool.cli.parsers import make_stream_parser
-from unspool.cli.records import (
+from unspool.cli._parsers import make_stream_parser
+from unspool.cli._records import (
     JsonDone,
     JsonLinesWriter,
     SchemaCheck,
     dumps_line,
     record_to_dict,
 )
-from unspool.core.errors import UNSET
-from unspool.core.path_events import Repair, Skipped, StringDelta, ValueEnd, ValueStart
+from unspool.core._errors import UNSET
+from unspool.core._path_events import Repair, Skipped, StringDelta, ValueEnd, ValueStart
 from unspool.events import ActionArgsDelta, StreamDone, TextDelta
 
 

@@ -1,4 +1,4 @@
-"""Recorded streams: formats, sessions, pacing (unspool.cli.replay and unspool.cli.run)."""
+"""Recorded streams: formats, sessions, pacing (unspool.cli._replay and unspool.cli._run)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from unspool.cli.inputs import InputError
-from unspool.cli.records import Record
-from unspool.cli.replay import (
+from unspool.cli._inputs import InputError
+from unspool.cli._records import Record
+from unspool.cli._replay import (
     Chunk,
     RecordedStream,
     detect_format,
@@ -19,7 +19,7 @@ from unspool.cli.replay import (
     split_raw,
     split_sse,
 )
-from unspool.cli.run import Pacing
+from unspool.cli._run import Pacing
 
 
 def test_split_raw_cuts_word_sized_chunks_that_rebuild_the_text() -> None:

@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from unspool.cli.live_view import PlainView, render_block, summary_table
-from unspool.cli.records import JsonDone, Record, SchemaCheck
-from unspool.cli.view_model import (
+from unspool.cli._live_view import PlainView, render_block, summary_table
+from unspool.cli._records import JsonDone, Record, SchemaCheck
+from unspool.cli._view_model import (
     ActionBlock,
     DocumentBlock,
     NoteBlock,
@@ -17,8 +17,8 @@ from unspool.cli.view_model import (
     session_summary,
     totals_summary,
 )
-from unspool.core.errors import UNSET
-from unspool.core.path_events import Repair, StringDelta, ValueEnd, ValueStart
+from unspool.core._errors import UNSET
+from unspool.core._path_events import Repair, StringDelta, ValueEnd, ValueStart
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,

@@ -13,8 +13,8 @@ import pytest
 
 from tests.support.core import assert_same, detach
 from unspool import UNSET, JsonStream, LimitExceeded, MalformedJSON, parse_partial
-from unspool.core.errors import HOOK_FAILED, REENTRY
-from unspool.core.snapshot import CYCLE
+from unspool.core._errors import HOOK_FAILED, REENTRY
+from unspool.core._snapshot import CYCLE
 
 
 def test_a1_utf8_character_split_across_byte_chunks() -> None:

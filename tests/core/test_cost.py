@@ -24,7 +24,7 @@ import pytest
 from tests.support.core import assert_same
 from tests.support.cost import RATIO_LIMIT, best_time
 from unspool import JsonStream, MalformedJSON, StringDelta, loads, repair
-from unspool.core import machines
+from unspool.core import _machines as machines
 
 
 def interleaved_doc(size: int) -> str:

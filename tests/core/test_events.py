@@ -19,7 +19,7 @@ from tests.support.core import (
     one_by_one,
 )
 from unspool import JsonStream, Repair, StringDelta, ValueEnd, ValueStart
-from unspool.core.path_events import PathEvent
+from unspool.core._path_events import PathEvent
 
 VS, SD, VE = ValueStart, StringDelta, ValueEnd
 

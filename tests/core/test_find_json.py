@@ -13,8 +13,8 @@ from tests.support.core import assert_same
 from tests.support.hypothesis_profiles import examples
 from tests.support.lenient_writer import DEVIATIONS, VALUES, Writer
 from unspool import JsonStream
-from unspool.core.find import JsonMatch, find_all_json, find_json
-from unspool.core.path_events import Repair
+from unspool.core._find import JsonMatch, find_all_json, find_json
+from unspool.core._path_events import Repair
 
 TWO = 'Here: {"a": 1} and then {"b": [2, 3]} done.'
 

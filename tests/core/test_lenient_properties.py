@@ -33,7 +33,7 @@ from tests.support.core import (
 from tests.support.hypothesis_profiles import examples
 from tests.support.lenient_writer import TEXTS, VALUES, documents
 from unspool import UNSET, JsonStream, MalformedJSON
-from unspool.core.oneshot import loads_with_repairs
+from unspool.core._oneshot import loads_with_repairs
 
 SETTINGS = settings(
     max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -50,8 +50,8 @@ from tests.support.lenient_table import (
     Case,
 )
 from unspool import JsonStream, MalformedJSON
-from unspool.core.lexicon import LENIENT_KINDS
-from unspool.core.path_events import Repair
+from unspool.core._lexicon import LENIENT_KINDS
+from unspool.core._path_events import Repair
 
 PARAMS = [pytest.param(case, id=case.id) for case in CASES]
 

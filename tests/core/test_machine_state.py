@@ -1,4 +1,4 @@
-"""The state crossing between the C machine and the pure-Python machine (core/state.py).
+"""The state crossing between the C machine and the pure-Python machine (core/_state.py).
 
 The C machine declares the hand-over's field lists itself (``_speedups.HANDOVER_FIELDS``,
 ``GIVEBACK_FIELDS``) and fills and reads the records by those names; the records in
@@ -16,9 +16,9 @@ import pytest
 
 from tests.support.machines import needs_c, on_machine
 from unspool import JsonStream
-from unspool.core import jsonstream as js
-from unspool.core import machines
-from unspool.core.state import Giveback, Handover, Helpers
+from unspool.core import _jsonstream as js
+from unspool.core import _machines as machines
+from unspool.core._state import Giveback, Handover, Helpers
 
 
 @needs_c

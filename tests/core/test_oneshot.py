@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from tests.support.core import assert_same
 from tests.support.hypothesis_profiles import examples
 from unspool import UNSET, LimitExceeded, MalformedJSON
-from unspool.core import oneshot
-from unspool.core.lexicon import LENIENT_KINDS
-from unspool.core.oneshot import Allow, loads, loads_with_repairs, repair
-from unspool.core.snapshot import max_depth
+from unspool.core import _oneshot as oneshot
+from unspool.core._lexicon import LENIENT_KINDS
+from unspool.core._oneshot import Allow, loads, loads_with_repairs, repair
+from unspool.core._snapshot import max_depth
 
 # ------------------------------------------------------------------ Allow
 

@@ -24,9 +24,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.hypothesis_profiles import examples
-from unspool.core.errors import UNSET, LimitExceeded, MalformedJSON
-from unspool.core.path_events import StringDelta, ValueEnd, ValueStart
-from unspool.core.pyliteral import (
+from unspool.core._errors import UNSET, LimitExceeded, MalformedJSON
+from unspool.core._path_events import StringDelta, ValueEnd, ValueStart
+from unspool.core._pyliteral import (
     LiteralLimitExceeded,
     MalformedLiteral,
     PyCall,

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from tests.support.core import assert_same, chunks_at, detach, one_by_one
 from unspool import UNSET, JsonStream, PathEvent, Repair, ValueEnd
-from unspool.core import machines
-from unspool.core.jsonstream import REPAIRS_KEPT
+from unspool.core import _machines as machines
+from unspool.core._jsonstream import REPAIRS_KEPT
 
 DOCS = [
     "[]",

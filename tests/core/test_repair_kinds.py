@@ -1,4 +1,4 @@
-"""The table of lenient repair kinds (``unspool.core.repairs``) against what reads it:
+"""The table of lenient repair kinds (``unspool.core._repairs``) against what reads it:
 ``LENIENT_KINDS``, the README's table, the messages both machines write, and the
 ``c_machine`` column against what the C machine really does."""
 
@@ -11,7 +11,7 @@ import pytest
 from tests.support.machines import MACHINES, needs_c, on_machine
 from tests.support.paths import ROOT
 from unspool import LENIENT_KINDS, JsonStream, MalformedJSON, loads_with_repairs
-from unspool.core.repairs import REPAIR_KINDS, RepairKind, readme_table
+from unspool.core._repairs import REPAIR_KINDS, RepairKind, readme_table
 
 README = ROOT / "README.md"
 

@@ -33,9 +33,9 @@ from tests.support.lenient_writer import documents as dirty_documents
 from tests.support.machines import MACHINES, on_machine
 from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, MalformedJSON, StringDelta, ValueEnd, ValueStart
-from unspool.core import machines
-from unspool.core.errors import REENTRY
-from unspool.core.lexicon import LENIENT_KINDS
+from unspool.core import _machines as machines
+from unspool.core._errors import REENTRY
+from unspool.core._lexicon import LENIENT_KINDS
 
 REQUIRED = os.environ.get("UNSPOOL_REQUIRE_SPEEDUPS") == "1"
 SANITIZED = (
@@ -441,7 +441,7 @@ def test_the_c_type_overrides_every_public_name() -> None:
 
 
 def test_accelerated_flag_follows_unspool_pure() -> None:
-    code = "import unspool, unspool.core.machines as m; print(unspool.accelerated, m.selected())"
+    code = "import unspool, unspool.core._machines as m; print(unspool.accelerated, m.selected())"
     env = {**os.environ, "UNSPOOL_PURE": "1"}
     pure = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert pure.stdout.split() == ["False", "python"], pure.stderr

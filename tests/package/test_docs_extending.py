@@ -28,15 +28,15 @@ def test_every_path_a_page_names_exists(page: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "name"),
     [
-        ("unspool.sources.providers.table", "PROVIDERS"),
-        ("unspool.sources.providers.compatible", "COMPATIBLE"),
-        ("unspool.sources.entry", "entry_point"),
-        ("unspool.actions.tool_formats", "TOOL_FORMATS"),
-        ("unspool.protocols.model_formats", "MODEL_FORMATS"),
+        ("unspool.sources.providers._table", "PROVIDERS"),
+        ("unspool.sources.providers._compatible", "COMPATIBLE"),
+        ("unspool.sources._entry", "entry_point"),
+        ("unspool.actions._tool_formats", "TOOL_FORMATS"),
+        ("unspool.protocols._model_formats", "MODEL_FORMATS"),
         ("unspool.protocols.tag_args", "READERS"),
-        ("unspool.core.repairs", "REPAIR_KINDS"),
-        ("unspool.core.lexicon", "LOOKAHEAD"),
-        ("unspool.actions.ledgers.base", "Ledger"),
+        ("unspool.core._repairs", "REPAIR_KINDS"),
+        ("unspool.core._lexicon", "LOOKAHEAD"),
+        ("unspool.actions.ledgers._base", "Ledger"),
     ],
 )
 def test_the_tables_the_pages_name_exist(module: str, name: str) -> None:

@@ -1,4 +1,4 @@
-"""``Event.to_dict()`` is JSON-safe whatever an event carries (``unspool.jsonsafe``)."""
+"""``Event.to_dict()`` is JSON-safe whatever an event carries (``unspool._jsonsafe``)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from tests.support.hypothesis_profiles import examples
 from unspool import UNSET
+from unspool._jsonsafe import CIRCULAR, MAX_DEPTH, TOO_DEEP, to_jsonable
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -34,7 +35,6 @@ from unspool.events import (
     HostedToolStarted,
     StreamDone,
 )
-from unspool.jsonsafe import CIRCULAR, MAX_DEPTH, TOO_DEEP, to_jsonable
 
 
 class Color(enum.Enum):

@@ -1,6 +1,6 @@
 """One way to say an extra is missing (issue 27, item 7): each entry point, run in a fresh
 process where the dependency cannot be imported, names the extra to install, through
-``unspool.extras.needs_extra``, and the command line prints no traceback at all.
+``unspool._extras.needs_extra``, and the command line prints no traceback at all.
 
 The dependency is blocked by a ``sitecustomize`` on ``PYTHONPATH`` that puts a
 ``sys.meta_path`` finder first: importing a blocked top-level name (or anything under it)
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import SRC
-from unspool.extras import MissingExtra, install_hint, needs_extra
+from unspool._extras import MissingExtra, install_hint, needs_extra
 
 SCRIPT = Path(sys.executable).with_name("unspool")
 
@@ -66,7 +66,7 @@ def assert_says(result: subprocess.CompletedProcess[str], feature: str, module: 
     from the import site with no chained traceback of the missing package's import."""
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
-    assert last == f"unspool.extras.MissingExtra: {feature} needs {module}: {install_hint(extra)}"
+    assert last == f"unspool._extras.MissingExtra: {feature} needs {module}: {install_hint(extra)}"
     assert "During handling" not in result.stderr and "direct cause" not in result.stderr
 
 
@@ -144,7 +144,7 @@ def test_the_demo_without_the_actions_extra_runs_and_says_what_it_skips(blocker:
             "postgres",
         ),
         (
-            "import unspool.actions.ledgers.postgres",
+            "import unspool.actions.ledgers._postgres",
             "psycopg",
             "PostgresLedger",
             "psycopg",

@@ -100,7 +100,7 @@ ALLOWED_SIBLING_IMPORTS: frozenset[tuple[str, str]] = frozenset({("web", "source
 """Imports allowed between folders of the same layer (importer, imported).  One: the web
 layer writes a chat UI's conversation in each provider's shape with the providers' own
 tool-result builders (``web/provider_messages.py`` imports
-``sources/providers/tool_results.py``, so a tool result reads the same in one process and
+``sources/providers/_tool_results.py``, so a tool result reads the same in one process and
 across requests).  Otherwise actions, sources and web meet only through events and
 duck-typed interfaces (a source's ``dispatcher=`` argument, a registry's ``validate``)."""
 
@@ -180,28 +180,28 @@ def test_an_import_up_or_across_a_layer_is_caught(tmp_path: Path) -> None:
     root = tmp_path / "unspool"
     files = {
         "__init__.py": "from unspool.cli import main\n",
-        "events.py": "import unspool.core.errors\n",
+        "events.py": "import unspool.core._errors\n",
         "core/__init__.py": "",
-        "core/errors.py": "def f():\n    from unspool.protocols import tags\n",
+        "core/_errors.py": "def f():\n    from unspool.protocols import tags\n",
         "protocols/__init__.py": "",
-        "protocols/tags.py": "from ..sources import sse\nfrom ..events import X\n",
+        "protocols/_tags.py": "from ..sources import sse\nfrom ..events import X\n",
         "sources/__init__.py": "",
-        "sources/sse.py": "import importlib\nimportlib.import_module('unspool.actions.ledger')\n",
+        "sources/_sse.py": "import importlib\nimportlib.import_module('unspool.actions._ledger')\n",
         "actions/__init__.py": "",
-        "actions/ledger.py": "from unspool.core.errors import E\nfrom unspool.events import V\n",
+        "actions/_ledger.py": "from unspool.core._errors import E\nfrom unspool.events import V\n",
         "web/__init__.py": "",
-        "web/encode.py": "from unspool.cli.main import main\nfrom unspool.events import V\n",
+        "web/_encode.py": "from unspool.cli._main import main\nfrom unspool.events import V\n",
         "cli/__init__.py": "",
-        "cli/main.py": "from unspool import web\nfrom unspool.sources import sse\n",
+        "cli/_main.py": "from unspool import web\nfrom unspool.sources import sse\n",
         "plugins/__init__.py": "",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     assert layer_violations(root) == [
-        "unspool.core.errors:2 imports unspool.protocols, a layer above",
+        "unspool.core._errors:2 imports unspool.protocols, a layer above",
         "unspool.plugins: 'plugins' has no layer in LAYERS",
-        "unspool.protocols.tags:1 imports unspool.sources, a layer above",
-        "unspool.sources.sse:2 imports unspool.actions.ledger, a sibling layer",
-        "unspool.web.encode:1 imports unspool.cli.main, a layer above",
+        "unspool.protocols._tags:1 imports unspool.sources, a layer above",
+        "unspool.sources._sse:2 imports unspool.actions._ledger, a sibling layer",
+        "unspool.web._encode:1 imports unspool.cli._main, a layer above",
     ]

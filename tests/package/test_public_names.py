@@ -11,9 +11,9 @@ from typing import get_args
 import pytest
 
 import unspool
-from unspool.actions.registry import ToolFormat
-from unspool.actions.tool_formats import TOOL_FORMATS
-from unspool.web.encode import FORMATS, FormatName
+from unspool.actions._registry import ToolFormat
+from unspool.actions._tool_formats import TOOL_FORMATS
+from unspool.web._encode import FORMATS, FormatName
 
 ROOT = Path(unspool.__file__).resolve().parent
 
@@ -65,8 +65,8 @@ def test_all_holds_public_names_only() -> None:
 def test_the_provider_entry_points_come_from_one_factory() -> None:
     """from_openai, from_anthropic, ...: the same function made by ``entry_point``, each
     with its own name and docstring; an option its decoder does not know is a TypeError."""
-    from unspool.sources.entry import entry_point
-    from unspool.sources.provider_decoder import ProviderDecoder
+    from unspool.sources._entry import entry_point
+    from unspool.sources._provider_decoder import ProviderDecoder
 
     made = entry_point("x", ProviderDecoder, "doc")
     names = [n for n in unspool.__all__ if n.startswith("from_")]

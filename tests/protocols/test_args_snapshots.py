@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from tests.support.c_parts import not_sanitized, traced_growth
 from tests.support.hypothesis_profiles import examples
 from tests.support.machines import MACHINES, on_machine
-from unspool.core.jsonstream import JsonStream
-from unspool.core.snapshot import deep_copy
-from unspool.protocols import args_snapshot
-from unspool.protocols.args_snapshot import C_SNAPSHOTS, ArgsSnapshots, new_snapshots
+from unspool.core._jsonstream import JsonStream
+from unspool.core._snapshot import deep_copy
+from unspool.protocols import _args_snapshot as args_snapshot
+from unspool.protocols._args_snapshot import C_SNAPSHOTS, ArgsSnapshots, new_snapshots
 
 pytestmark = pytest.mark.skipif(C_SNAPSHOTS is None, reason="the C snapshots are not built")
 

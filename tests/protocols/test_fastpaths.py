@@ -1,6 +1,6 @@
 """The protocols' fast paths give what the general code gives.
 
-Events built by :mod:`unspool.protocols.fastevents` equal the dataclass-built ones,
+Events built by :mod:`unspool.protocols._fastevents` equal the dataclass-built ones,
 and :meth:`ArgsSnapshots.take` told ``changed=False`` (nothing changed since the last
 call) returns what the full comparison returns.  The parsers' fast paths themselves
 are checked by the chunking tests of each protocol: a fast path runs only on some
@@ -17,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.hypothesis_profiles import examples
-from unspool.core.jsonstream import JsonStream
+from unspool.core._jsonstream import JsonStream
 from unspool.events import ActionArgsDelta, ReasoningDelta, TextDelta
-from unspool.protocols.args_snapshot import ArgsSnapshots
-from unspool.protocols.fastevents import args_delta, reasoning_delta, text_delta
+from unspool.protocols._args_snapshot import ArgsSnapshots
+from unspool.protocols._fastevents import args_delta, reasoning_delta, text_delta
 
 
 def test_fast_events_equal_the_dataclass_built_ones() -> None:
@@ -116,8 +116,8 @@ def test_hinted_snapshots_are_the_full_ones(value: dict[str, Any], cuts: st.Data
 
 
 def test_feeding_after_finish_raises_even_where_a_fast_path_was_open() -> None:
-    from unspool.protocols.interleaved import InterleavedParser
-    from unspool.protocols.tags import TagParser
+    from unspool.protocols._interleaved import InterleavedParser
+    from unspool.protocols._tags import TagParser
 
     for parser, chunks in (
         (InterleavedParser(), ['[{"type":"text","content":"ab', "cd"]),

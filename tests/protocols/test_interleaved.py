@@ -38,8 +38,8 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
-from unspool.protocols.utf8 import INVALID_UTF8
+from unspool.protocols._interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols._utf8 import INVALID_UTF8
 
 # -- spec/actions.md cases 1-14 ----------------------------------------------------
 

@@ -23,8 +23,8 @@ from tests.support.c_parts import (
 from tests.support.hypothesis_profiles import examples
 from tests.support.interleaved import FUZZ, item_st, json_st, name_st, render, text_st
 from unspool.events import Event
-from unspool.protocols import c_fastpaths
-from unspool.protocols.interleaved import InterleavedParser
+from unspool.protocols import _c_fastpaths as c_fastpaths
+from unspool.protocols._interleaved import InterleavedParser
 
 pytestmark = [
     pytest.mark.skipif(c_fastpaths.Direct is None, reason="the C fast path is not built"),

@@ -31,7 +31,7 @@ from tests.support.interleaved import (
     txt,
 )
 from unspool.events import ActionComplete, ActionInvalid, Diagnostic, Event, StreamDone, TextDelta
-from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols._interleaved import InterleavedParser, parse_interleaved
 
 CUT_TEXT = "the stream ended inside the array: text item {} (its text so far was shown) was cut off"
 CUT_ACTION = ({"message": "the stream ended inside the array"},)

@@ -14,7 +14,7 @@ from tests.support.chunking import merge_events, run_chunks
 from tests.support.hypothesis_profiles import examples
 from tests.support.interleaved import FENCE, FUZZ, T, complete, done, item_st, render, started
 from unspool.events import Event, TextDelta
-from unspool.protocols.interleaved import InterleavedParser
+from unspool.protocols._interleaved import InterleavedParser
 
 
 def expected_events(items: list[tuple[Any, ...]]) -> list[Event]:

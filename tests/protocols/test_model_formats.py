@@ -7,9 +7,9 @@ import pytest
 
 from tests.support.chunking import char_chunks, run_chunks, splits
 from tests.support.transcripts import TRANSCRIPTS, summary
-from unspool.protocols.model_auto import AutoTagParser
-from unspool.protocols.model_formats import MODEL_FORMATS
-from unspool.protocols.model_tags import ModelTagParser
+from unspool.protocols._model_auto import AutoTagParser
+from unspool.protocols._model_formats import MODEL_FORMATS
+from unspool.protocols._model_tags import ModelTagParser
 
 IDS = [f"{fmt}-{label}" for fmt, label, _, _ in TRANSCRIPTS]
 

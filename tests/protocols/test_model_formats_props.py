@@ -26,9 +26,9 @@ from tests.support.chunking import run_chunks
 from tests.support.hypothesis_profiles import examples
 from tests.support.transcripts import TRANSCRIPTS, summary
 from unspool.events import ReasoningDelta, TextDelta, event_to_dict
-from unspool.protocols.model_auto import AutoTagParser
-from unspool.protocols.model_formats import MODEL_FORMATS, PEEKS, ModelFormat
-from unspool.protocols.model_tags import ModelTagParser
+from unspool.protocols._model_auto import AutoTagParser
+from unspool.protocols._model_formats import MODEL_FORMATS, PEEKS, ModelFormat
+from unspool.protocols._model_tags import ModelTagParser
 
 
 def literals(fmt: ModelFormat) -> set[str]:

@@ -29,13 +29,13 @@ from unspool import (
     format_instructions,
 )
 from unspool.events import StreamDone
+from unspool.protocols._tag_formats import FORMATS, TagFormat
 from unspool.protocols.prompts import (
     CALL_WRITERS,
     PROTOCOLS,
     example_args,
     example_reply,
 )
-from unspool.protocols.tag_formats import FORMATS, TagFormat
 
 
 class Size(str, Enum):

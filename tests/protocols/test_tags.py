@@ -24,9 +24,9 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.emitter import Validation
-from unspool.protocols.tag_formats import TagFormat
-from unspool.protocols.tags import TagParser, parse_tags
+from unspool.protocols._emitter import Validation
+from unspool.protocols._tag_formats import TagFormat
+from unspool.protocols._tags import TagParser, parse_tags
 
 # ---------------------------------------------------------------------- validation
 

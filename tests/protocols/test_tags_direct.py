@@ -24,8 +24,8 @@ from tests.support.c_parts import (
 from tests.support.hypothesis_profiles import examples
 from tests.support.tags import cut, cuts, documents, loose_documents
 from unspool.events import Event, TextDelta
-from unspool.protocols import c_fastpaths
-from unspool.protocols.tags import TagParser
+from unspool.protocols import _c_fastpaths as c_fastpaths
+from unspool.protocols._tags import TagParser
 
 pytestmark = [
     pytest.mark.skipif(

@@ -9,8 +9,8 @@ import pytest
 from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
 from tests.support.tags import TRUNC, C, D, I, R, S, T, check
 from unspool.events import ActionArgsDelta, Diagnostic, Event
-from unspool.protocols.holdback import Delimiters
-from unspool.protocols.tag_formats import (
+from unspool.protocols._holdback import Delimiters
+from unspool.protocols._tag_formats import (
     ACTION_TAG,
     FORMATS,
     TOOL_CALL,
@@ -19,9 +19,9 @@ from unspool.protocols.tag_formats import (
     resolve_format,
     xml_format,
 )
-from unspool.protocols.tag_markdown import CodeTracker
-from unspool.protocols.tags import ActionSpan, TagParser, parse_tags
-from unspool.protocols.utf8 import INVALID_UTF8
+from unspool.protocols._tag_markdown import CodeTracker
+from unspool.protocols._tags import ActionSpan, TagParser, parse_tags
+from unspool.protocols._utf8 import INVALID_UTF8
 
 # ---------------------------------------------------------------------- tool_call format
 

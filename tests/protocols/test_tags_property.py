@@ -27,8 +27,8 @@ from tests.support.chunking import merge_events
 from tests.support.hypothesis_profiles import examples
 from tests.support.tags import LOOSE_BITS, cut, cuts, documents, loose_documents
 from unspool.events import ActionComplete, ActionInvalid, Event, StreamDone, TextDelta
-from unspool.protocols.tag_formats import TagFormat
-from unspool.protocols.tags import TagParser
+from unspool.protocols._tag_formats import TagFormat
+from unspool.protocols._tags import TagParser
 
 _OPEN_PREFIX = re.compile(r"<action[ \t\r\n/].*", re.IGNORECASE | re.DOTALL)
 

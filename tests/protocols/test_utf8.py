@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
 from tests.support.hypothesis_profiles import examples
 from unspool.events import Diagnostic, Event, StreamDone, TextDelta
-from unspool.protocols.interleaved import InterleavedParser
-from unspool.protocols.plain import PlainTextParser
-from unspool.protocols.tags import TagParser
-from unspool.protocols.utf8 import INVALID_UTF8, Segment, Utf8Decoder
+from unspool.protocols._interleaved import InterleavedParser
+from unspool.protocols._plain import PlainTextParser
+from unspool.protocols._tags import TagParser
+from unspool.protocols._utf8 import INVALID_UTF8, Segment, Utf8Decoder
 
 PARSERS: dict[str, Any] = {
     "plain": PlainTextParser,

@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.hypothesis_profiles import examples
-from unspool.core.snapshot import deep_copy
+from unspool.core._snapshot import deep_copy
 from unspool.events import ActionArgsDelta, ActionComplete, Event
-from unspool.protocols.args_snapshot import ArgsSnapshots
-from unspool.protocols.interleaved import InterleavedParser
-from unspool.protocols.tags import TagParser
-from unspool.protocols.toolcalls import ToolCallAssembler
+from unspool.protocols._args_snapshot import ArgsSnapshots
+from unspool.protocols._interleaved import InterleavedParser
+from unspool.protocols._tags import TagParser
+from unspool.protocols._toolcalls import ToolCallAssembler
 
 Run = Callable[[str, Sequence[str]], list[tuple[Event, Any]]]
 """Feed an action whose args are the given JSON text, cut into the given chunks;
@@ -126,7 +126,7 @@ def test_duplicate_keys_reassigned_while_open_are_snapshotted() -> None:
 
 
 def test_snapshots_share_what_did_not_change() -> None:
-    from unspool.core.jsonstream import JsonStream
+    from unspool.core._jsonstream import JsonStream
 
     p = JsonStream()
     snaps = ArgsSnapshots()
@@ -190,7 +190,7 @@ def _provider_bodies(args: str, step: int) -> dict[str, Any]:
 
 def test_provider_adapters_deltas_keep_their_partial_and_join_to_the_args() -> None:
     from unspool.sources import from_anthropic, from_openai
-    from unspool.sources.sse import iter_sse
+    from unspool.sources._sse import iter_sse
 
     args = json.dumps(BIG_ARGS, ensure_ascii=False)
     adapters = {"openai": from_openai, "anthropic": from_anthropic}

@@ -24,8 +24,8 @@ from tests.support.replay.expected import (
     CHAT_TOOLS,
     EXPECTED,
 )
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionComplete,
     ActionInvalid,
@@ -36,7 +36,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.sources.generate import generate
+from unspool.sources._generate import generate
 
 MESSAGES = [{"role": "user", "content": "weather?"}]
 ABORTED = ({"message": "the stream was aborted inside this tool call"},)

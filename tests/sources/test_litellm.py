@@ -27,10 +27,10 @@ from tests.support.replay.compatible import STREAMS
 from tests.support.replay.expected import ANTHROPIC_TOOLS
 from unspool.actions import ActionRegistry, Dispatcher
 from unspool.events import Event, ReasoningDelta, StreamDone, TextDelta, Usage
-from unspool.sources.generate import generate
-from unspool.sources.providers.openai import from_openai
-from unspool.sources.providers.tool_results import openai_chat_results
-from unspool.sources.turns import run_turns
+from unspool.sources._generate import generate
+from unspool.sources._turns import run_turns
+from unspool.sources.providers._openai import from_openai
+from unspool.sources.providers._tool_results import openai_chat_results
 
 MESSAGES = [{"role": "user", "content": "?"}]
 # LiteLLM's pydantic models warn about ReadOnly items when its providers load lazily

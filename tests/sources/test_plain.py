@@ -17,13 +17,13 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.protocols.emitter import ActionEmitter
-from unspool.protocols.interleaved import InterleavedParser
-from unspool.protocols.plain import PlainTextParser, Utf8Decoder
-from unspool.protocols.tags import TagParser
-from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.protocols.utf8 import INVALID_UTF8
-from unspool.sources.iterables import astream, stream
+from unspool.protocols._emitter import ActionEmitter
+from unspool.protocols._interleaved import InterleavedParser
+from unspool.protocols._plain import PlainTextParser, Utf8Decoder
+from unspool.protocols._tags import TagParser
+from unspool.protocols._toolcalls import ToolCallAssembler
+from unspool.protocols._utf8 import INVALID_UTF8
+from unspool.sources._iterables import astream, stream
 
 TEXT = "naïve café — 日本語 🎉 ok"
 DATA = TEXT.encode()

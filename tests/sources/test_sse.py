@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tests.support.hypothesis_profiles import examples
 from tests.support.replay import acollect, collect
 from unspool.events import Diagnostic, StreamDone, StreamError, TextDelta
-from unspool.sources.sse import (
+from unspool.sources._sse import (
     SSEDecoder,
     SSEMessage,
     aiter_sse,

@@ -30,9 +30,9 @@ from tests.support.replay.gemini_wire import text as gemini_text
 from tests.support.replay.ollama_wire import CONTENT_TYPE as NDJSON
 from tests.support.replay.ollama_wire import COUNTS as OLLAMA_COUNTS
 from tests.support.replay.ollama_wire import line, ndjson, tool_call
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledger import MemoryLedger
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._ledger import MemoryLedger
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionComplete,
     ActionFailed,
@@ -44,8 +44,8 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.providers import tool_results
-from unspool.sources.turns import run_turns
+from unspool.sources._turns import run_turns
+from unspool.sources.providers import _tool_results as tool_results
 
 SSE = "text/event-stream; charset=utf-8"
 SIGNED = {"thoughtSignature": "c2lnbmF0dXJlLUE="}

@@ -12,9 +12,9 @@ from pydantic import BaseModel
 
 from tests.support.hypothesis_profiles import examples
 from tests.support.replay import collect
-from unspool.actions.registry import ActionRegistry
-from unspool.core.errors import MalformedJSON
-from unspool.core.jsonstream import JsonStream, parse_partial
+from unspool.actions._registry import ActionRegistry
+from unspool.core._errors import MalformedJSON
+from unspool.core._jsonstream import JsonStream, parse_partial
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -26,9 +26,9 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.emitter import ActionEmitter
-from unspool.protocols.toolcalls import ToolCallAssembler
-from unspool.sources.merge import EventMerger
+from unspool.protocols._emitter import ActionEmitter
+from unspool.protocols._toolcalls import ToolCallAssembler
+from unspool.sources._merge import EventMerger
 
 INCOMPLETE = ({"message": "the arguments ended before their JSON value was complete"},)
 CUT = ({"message": "the stream was cut off inside this tool call"},)
@@ -326,7 +326,7 @@ def test_merger_fail_and_closed_state() -> None:
 
 
 def test_merger_rejects_a_second_registry_for_a_parser_instance() -> None:
-    from unspool.protocols.tags import TagParser
+    from unspool.protocols._tags import TagParser
 
     with pytest.raises(ValueError, match="registry"):
         EventMerger(TagParser(stream_id="stream"), registry=ActionRegistry())

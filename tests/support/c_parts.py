@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.machines import on_machine
-from unspool.protocols import c_fastpaths
+from unspool.protocols import _c_fastpaths as c_fastpaths
 
 not_sanitized = pytest.mark.skipif(
     os.environ.get("UNSPOOL_SANITIZED") == "1",

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.support.paths import ROOT
 from unspool import UNSET, JsonStream, MalformedJSON
-from unspool.core.path_events import PathEvent, Skipped, StringDelta
+from unspool.core._path_events import PathEvent, Skipped, StringDelta
 
 Chunk = str | bytes
 

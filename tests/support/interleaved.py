@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from tests.support.chunking import char_chunks, merge_events, run_chunks, splits
 from unspool.events import ActionComplete, ActionStarted, Event, StreamDone, TextDelta
-from unspool.protocols.emitter import Validation
-from unspool.protocols.interleaved import InterleavedParser, parse_interleaved
+from unspool.protocols._emitter import Validation
+from unspool.protocols._interleaved import InterleavedParser, parse_interleaved
 
 FENCE = "`" * 3
 

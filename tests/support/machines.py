@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from unspool.core import machines
+from unspool.core import _machines as machines
 
 MACHINES: list[str] = ["python", "c"] if machines.AVAILABLE else ["python"]
 """The pure-Python reference, and the C machine of ``unspool.core._speedups`` when it is

@@ -22,7 +22,7 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.tags import TagParser
+from unspool.protocols._tags import TagParser
 
 TRUNC = {"message": "the stream ended inside this action"}
 

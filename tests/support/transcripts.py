@@ -1,5 +1,5 @@
 """Transcripts of open-weights replies, written from each family's chat template,
-and what :class:`~unspool.protocols.model_tags.ModelTagParser` must read from them.
+and what :class:`~unspool.protocols._model_tags.ModelTagParser` must read from them.
 
 Each row: ``(format, label, reply, expected)``; ``expected`` is the reply's events in
 short form (see :func:`summary`): ``("text", s)``, ``("reasoning", s)``,

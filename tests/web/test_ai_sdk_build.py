@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.web.js import ai_sdk_client
-from unspool.cli.demo import demo_command
+from unspool.cli._demo import demo_command
 from unspool.web.ai_sdk_build import (
     BUILD_COMMAND,
     BUNDLE,

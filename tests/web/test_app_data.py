@@ -29,7 +29,7 @@ from tests.support.web.server import LiveServer
 from unspool import AppData, StateDelta, StateSnapshot, StreamDone, TextDelta, model_data
 from unspool.events import Event
 from unspool.web import EventStreamResponse, encode_sse
-from unspool.web.json_patch import PatchError, apply_patch, json_equal, parse_pointer
+from unspool.web._json_patch import PatchError, apply_patch, json_equal, parse_pointer
 
 
 class Card(pydantic.BaseModel):
@@ -232,7 +232,7 @@ def _parent(doc: Any, pointer: str) -> tuple[bool, Any]:
 
 def _beyond_the_rfc(doc: Any, op: dict[str, Any]) -> bool:
     """Whether ``op`` is one of the places fast-json-patch reads more than RFC 6902 (see
-    unspool.web.json_patch): a path through a scalar, a loose index to insert at, an index
+    unspool.web._json_patch): a path through a scalar, a loose index to insert at, an index
     past the end for move or copy."""
     for key in ("path", "from"):
         found, parent = _parent(doc, op.get(key, ""))

@@ -26,7 +26,7 @@ from tests.support.web.js import js_clients, run_node
 from tests.support.web.party import CARD, MODEL_REPLIES, NOT_ORDERED, ORDERED, Shop, party_app
 from tests.support.web.server import LiveServer
 from unspool.actions.ledgers import Ledger
-from unspool.actions.ledgers.answers import CLIENT_RESULT, DENIED
+from unspool.actions.ledgers._answers import CLIENT_RESULT, DENIED
 
 FULL_CARD = json.loads(CARD)
 

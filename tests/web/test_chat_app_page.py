@@ -24,7 +24,7 @@ from tests.support.replay import ReplayServer
 from tests.support.web.js import chat_app_page, require_tool
 from tests.support.web.party import CARD_AND_ORDER, MODEL_REPLIES, ORDERED, WELCOME, Shop, party_app
 from tests.support.web.server import LiveServer
-from unspool.actions.ledgers.answers import CLIENT_RESULT
+from unspool.actions.ledgers._answers import CLIENT_RESULT
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.xdist_group("web-browser")

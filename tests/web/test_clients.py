@@ -35,7 +35,7 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.web import GENERIC_ERROR
-from unspool.web.formats.ag_ui import HOSTED_ACTIVITY
+from unspool.web.formats._ag_ui import HOSTED_ACTIVITY
 
 SCENARIOS = ("complete", "truncated", "failing")
 ENDINGS = {"complete": "stop", "truncated": "length", "failing": "error"}

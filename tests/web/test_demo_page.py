@@ -57,7 +57,7 @@ def browser() -> Iterator[Any]:
 def demo() -> Iterator[LiveServer]:
     """The demo app serving the AI SDK client from the tests' cache (built by the tests
     that need it; the "unspool" page needs nothing built)."""
-    from unspool.cli.web_demo import create_demo_app
+    from unspool.cli._web_demo import create_demo_app
 
     with LiveServer(create_demo_app(speed=20, ai_sdk=AI_SDK_CACHE)) as live:
         yield live
@@ -134,7 +134,7 @@ def test_without_the_ai_sdk_client_built_the_switch_is_off_and_says_what_to_do(
 ) -> None:
     """Nothing built in the folder: at ``/ai-sdk`` the page stays on the "unspool" format,
     the AI SDK switch is disabled, and the page names the command that builds it."""
-    from unspool.cli.web_demo import create_demo_app
+    from unspool.cli._web_demo import create_demo_app
 
     with LiveServer(create_demo_app(speed=50, ai_sdk=tmp_path / "none")) as live:
         page = browser.new_page()
@@ -278,7 +278,7 @@ def test_playing_a_reply_again_starts_its_stage_and_transcript_afresh(
 
 def test_a_strict_demo_says_so_and_never_runs_the_malformed_action(browser: Any) -> None:
     """``unspool demo --web --strict``: read as ``unspool demo --strict`` reads it."""
-    from unspool.cli.web_demo import create_demo_app
+    from unspool.cli._web_demo import create_demo_app
 
     with LiveServer(create_demo_app(speed=50, lenient=False)) as live:
         page = browser.new_page()

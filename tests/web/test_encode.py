@@ -23,7 +23,7 @@ from unspool.events import (
     Usage,
 )
 from unspool.web import FORMATS, GENERIC_ERROR, aencode_sse, encode_sse
-from unspool.web.sse import comment, dumps, frame
+from unspool.web._sse import comment, dumps, frame
 
 IDS = {"message_id": "m", "thread_id": "th", "run_id": "r"}
 
@@ -383,7 +383,7 @@ def test_ag_ui_sends_the_args_whole_when_the_source_gave_no_raw_deltas() -> None
 
 
 def test_web_imports_only_events_extras_and_itself() -> None:
-    """``unspool.extras`` only says which extra to install when a module is missing."""
+    """``unspool._extras`` only says which extra to install when a module is missing."""
     import ast
     from pathlib import Path
 
@@ -399,7 +399,7 @@ def test_web_imports_only_events_extras_and_itself() -> None:
             ):
                 allowed = node.module in (
                     "unspool.events",
-                    "unspool.extras",
+                    "unspool._extras",
                     "unspool.sources.providers",
                 ) or node.module.startswith("unspool.web")
                 if node.module == "unspool.sources.providers":  # the result builders only

@@ -157,7 +157,7 @@ def ag_ui_run(resume: list[dict[str, Any]], run_id: str = "r2") -> dict[str, Any
 
 def test_an_ag_ui_resume_entry_answers_the_approval_it_names() -> None:
     from unspool import read_request
-    from unspool.web.conversation import ToolApproval
+    from unspool.web._conversation import ToolApproval
 
     def approval(resume: list[dict[str, Any]]) -> tuple[Any, ...]:
         (call,) = read_request(ag_ui_run(resume), format="ag-ui").tool_calls

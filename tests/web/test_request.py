@@ -35,7 +35,7 @@ from tests.support.web.request_bodies import (
 )
 from unspool import ActionFailed, ActionResult, BadRequest, read_request
 from unspool.web import bad_request_handler
-from unspool.web.conversation import (
+from unspool.web._conversation import (
     AssistantStep,
     AssistantTurn,
     FilePart,

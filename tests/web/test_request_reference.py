@@ -42,7 +42,7 @@ from unspool.events import (
     TextDelta,
 )
 from unspool.web import EventStreamResponse
-from unspool.web.formats.ui_messages import ChatBody
+from unspool.web.formats._ui_messages import ChatBody
 from unspool.web.provider_messages import provider_call_id
 
 

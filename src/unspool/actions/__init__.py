@@ -19,17 +19,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from unspool.extras import needs_extra
+from unspool._extras import needs_extra
 
 with needs_extra("actions", "unspool.actions"):
     import jsonschema  # noqa: F401
     import pydantic  # noqa: F401
 
 from unspool.actions import ledgers
-from unspool.actions.context import ActionContext
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
-from unspool.actions.partial_model import (
+from unspool.actions._context import ActionContext
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._partial_model import (
     JsonFromEvents,
     ModelStream,
     Partial,
@@ -39,7 +38,8 @@ from unspool.actions.partial_model import (
     model_data,
     stream_model,
 )
-from unspool.actions.registry import ActionRegistry, ActionSpec
+from unspool.actions._registry import ActionRegistry, ActionSpec
+from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
     from unspool.actions.ledgers import PostgresLedger, RedisLedger

@@ -48,7 +48,7 @@ static Py_ssize_t off_root = -1, off_complete = -1; /* the base's _root and _com
 
 /* ------------------------------------------------------------------ the hand-over records */
 
-/* The state that crosses between the machines, named once in unspool/core/state.py
+/* The state that crosses between the machines, named once in unspool/core/_state.py
  * (Handover: C -> Python, Giveback: Python -> C).  The same field lists here, in the
  * same order, are exposed as HANDOVER_FIELDS and GIVEBACK_FIELDS; make_type() checks
  * them against the records' _fields, and the machine fills and reads the records by

@@ -1,4 +1,4 @@
-/* The C form of unspool.protocols.args_snapshot: ArgsSnapshots.take, its common case
+/* The C form of unspool.protocols._args_snapshot: ArgsSnapshots.take, its common case
  * (_quick / _quick_kid) and its general case (_snapshot), over C nodes (Node, which
  * the Python code makes too when this module is built: args_snapshot._new_node).
  * The Python code stays the reference (tests/protocols/test_args_snapshots.py holds the two

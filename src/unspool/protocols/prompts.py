@@ -15,11 +15,11 @@ no instructions: the request's ``tools=`` (``registry.tools(...)``) carries the 
 
 Adding a format: a protocol is one row of :data:`PROTOCOLS` (its instructions from the
 actions and the options). For ``"tags"`` every named :class:`TagFormat` of
-:mod:`unspool.protocols.tag_formats` is written from its delimiters: the name in an
+:mod:`unspool.protocols._tag_formats` is written from its delimiters: the name in an
 attribute of the open tag, under a key of the JSON body, or fixed; a format whose calls
 take another shape adds its writer to :data:`CALL_WRITERS` under the format's name.
 An open-weights model format (``format="qwen3_coder"``, a row of
-:data:`~unspool.protocols.model_formats.MODEL_FORMATS`) is written by its row's writer:
+:data:`~unspool.protocols._model_formats.MODEL_FORMATS`) is written by its row's writer:
 its calls as the family writes them (those models usually learn the format from their
 chat template, so these instructions matter when the tools are not passed to it).
 """
@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from unspool.protocols.model_formats import MODEL_FORMATS, ModelFormat
-from unspool.protocols.tag_formats import FORMATS, TagFormat, resolve_format
+from unspool.protocols._model_formats import MODEL_FORMATS, ModelFormat
+from unspool.protocols._tag_formats import FORMATS, TagFormat, resolve_format
 
 __all__ = [
     "CALL_WRITERS",
@@ -296,7 +296,7 @@ def write_call(fmt: TagFormat, name: str, args: str) -> str:
 
 CALL_WRITERS: dict[str, CallWriter] = {}
 """Writers for named tag formats whose calls :func:`write_call` cannot spell from the
-delimiters, by the format's name in :data:`~unspool.protocols.tag_formats.FORMATS`."""
+delimiters, by the format's name in :data:`~unspool.protocols._tag_formats.FORMATS`."""
 
 
 def _callable(docs: Sequence[ActionDoc], fmt: TagFormat) -> list[ActionDoc]:

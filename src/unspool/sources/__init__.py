@@ -5,16 +5,23 @@ their documented attributes, so ``unspool[openai]`` / ``unspool[anthropic]`` onl
 install the SDKs an application uses to make the calls.
 """
 
-from unspool.sources.generate import generate
-from unspool.sources.iterables import astream, stream
-from unspool.sources.merge import EventMerger
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.bedrock import BedrockDecoder, from_bedrock
-from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
-from unspool.sources.providers.ollama import OllamaDecoder, from_ollama
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import SSEDecoder, SSEMessage, aiter_sse, astream_sse, iter_sse, stream_sse
-from unspool.sources.turns import TurnLoop, run_turns
+from unspool.sources._generate import generate
+from unspool.sources._iterables import astream, stream
+from unspool.sources._merge import EventMerger
+from unspool.sources._sse import (
+    SSEDecoder,
+    SSEMessage,
+    aiter_sse,
+    astream_sse,
+    iter_sse,
+    stream_sse,
+)
+from unspool.sources._turns import TurnLoop, run_turns
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._bedrock import BedrockDecoder, from_bedrock
+from unspool.sources.providers._gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers._ollama import OllamaDecoder, from_ollama
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 __all__ = [
     "AnthropicDecoder",

@@ -16,7 +16,7 @@ Needs the extra ``unspool[web]`` (Starlette, uvicorn, ag-ui-protocol, pydantic).
 
 from __future__ import annotations
 
-from unspool.extras import needs_extra
+from unspool._extras import needs_extra
 
 with needs_extra("web", "unspool.web"):
     import ag_ui  # noqa: F401
@@ -24,14 +24,14 @@ with needs_extra("web", "unspool.web"):
     import pydantic  # noqa: F401
     import starlette  # noqa: F401
 
-from unspool.web.conversation import RequestToolCall, ToolApproval
-from unspool.web.encode import FORMATS, FormatName, SseFormat, aencode_sse, encode_sse
-from unspool.web.errors import BadRequest, bad_request_handler
-from unspool.web.formats.base import GENERIC_ERROR
+from unspool.web._conversation import RequestToolCall, ToolApproval
+from unspool.web._encode import FORMATS, FormatName, SseFormat, aencode_sse, encode_sse
+from unspool.web._errors import BadRequest, bad_request_handler
+from unspool.web._request import ChatRequest, RequestFormat, read_request
+from unspool.web._responses import EventStreamResponse
+from unspool.web._resume import ResumableStreams, TooManyStreams
+from unspool.web.formats._base import GENERIC_ERROR
 from unspool.web.provider_messages import SHAPES, ProviderName
-from unspool.web.request import ChatRequest, RequestFormat, read_request
-from unspool.web.responses import EventStreamResponse
-from unspool.web.resume import ResumableStreams, TooManyStreams
 
 __all__ = [
     "FORMATS",

@@ -1,21 +1,21 @@
 """A chat UI's conversation in each provider's own message shape: one table, six rows.
 
-Each row of :data:`SHAPES` writes a conversation (:mod:`unspool.web.conversation`) the
+Each row of :data:`SHAPES` writes a conversation (:mod:`unspool.web._conversation`) the
 way its provider documents it:
 
 * an assistant step (its text and its tool calls with their outcomes) goes through the
-  provider's own tool-result builder (:mod:`unspool.sources.providers.tool_results`,
+  provider's own tool-result builder (:mod:`unspool.sources.providers._tool_results`,
   what ``run_turns`` sends back), fed the events the step stands for, so a tool result
   reads the same whether the loop ran in one process or across requests;
 * a user turn is the provider's user message: text, and files as that provider takes
   them (images, PDFs, audio, video: by bytes, URL or the provider's file handle);
   a text file (``text/*``) given inline is sent as its text. A file the provider cannot
-  take in that form is refused (:class:`~unspool.web.errors.BadRequest`, status 415);
+  take in that form is refused (:class:`~unspool.web._errors.BadRequest`, status 415);
 * Anthropic, Gemini and Bedrock get consecutive messages of one role merged, as their
   APIs want turns to alternate (a tool result and the user's next words share a turn).
 
 What is not sent: instructions (system / developer messages: a browser can forge them;
-they are :attr:`ChatRequest.system <unspool.web.request.ChatRequest.system>`), the
+they are :attr:`ChatRequest.system <unspool.web._request.ChatRequest.system>`), the
 reasoning, but for the parts a provider sealed (a ``reasoning`` part whose
 ``providerMetadata`` holds Anthropic's or Bedrock's ``signature`` or ``redactedData``, as the
 ``"ai-sdk"`` format writes it: Anthropic and Bedrock get those thinking blocks back, which
@@ -50,8 +50,8 @@ from unspool.events import (
     ReasoningDelta,
     TextDelta,
 )
-from unspool.sources.providers import tool_results
-from unspool.web.conversation import (
+from unspool.sources.providers import _tool_results as tool_results
+from unspool.web._conversation import (
     AssistantStep,
     AssistantTurn,
     FilePart,
@@ -60,7 +60,7 @@ from unspool.web.conversation import (
     Turn,
     UserTurn,
 )
-from unspool.web.errors import BadRequest
+from unspool.web._errors import BadRequest
 
 __all__ = [
     "SHAPES",

@@ -25,8 +25,8 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.sources.anthropic_adapter import AnthropicDecoder, from_anthropic
-from unspool.sources.sse import iter_sse
+from unspool.sources._anthropic_adapter import AnthropicDecoder, from_anthropic
+from unspool.sources._sse import iter_sse
 
 MESSAGES = [{"role": "user", "content": "weather?"}]
 EXPECTED = {name: events for name, events in ALL.items() if name.startswith("anthropic")}

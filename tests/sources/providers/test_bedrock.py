@@ -31,9 +31,9 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.providers.bedrock import BedrockDecoder as _BedrockDecoder
-from unspool.sources.providers.bedrock import bedrock_stream
-from unspool.sources.providers.bedrock import from_bedrock as _from_bedrock
+from unspool.sources.providers._bedrock import BedrockDecoder as _BedrockDecoder
+from unspool.sources.providers._bedrock import bedrock_stream
+from unspool.sources.providers._bedrock import from_bedrock as _from_bedrock
 
 MESSAGES = [{"role": "user", "content": [{"text": "weather?"}]}]
 CUT = ({"message": "the stream was cut off inside this tool call"},)
@@ -255,7 +255,7 @@ def test_decoder_citations_redacted_reasoning_and_unknown_deltas() -> None:
 
 
 def test_recognise_and_unwrap(server: ReplayServer) -> None:
-    from unspool.sources.providers.bedrock import recognise, unwrap
+    from unspool.sources.providers._bedrock import recognise, unwrap
 
     response = converse(server, [TOOLS_BODY])
     assert unwrap(response).stream is response["stream"]

@@ -27,9 +27,9 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.providers.compatible import COMPATIBLE, markdown
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import SSEDecoder
+from unspool.sources._sse import SSEDecoder
+from unspool.sources.providers._compatible import COMPATIBLE, markdown
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 README = ROOT / "README.md"
 MESSAGES = [{"role": "user", "content": "?"}]

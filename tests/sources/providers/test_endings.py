@@ -37,9 +37,9 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import SSEDecoder
+from unspool.sources._sse import SSEDecoder
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 from unspool.web import encode_sse
 
 MESSAGES = [{"role": "user", "content": "What happened in Lyon today?"}]

@@ -21,11 +21,11 @@ import pytest
 from tests.support.replay import ReplayServer, Reply, acollect, chunkings, collect, load, pieces_of
 from tests.support.replay.expected_faithful import EXPECTED_FAITHFUL as EXPECTED
 from tests.support.replay.faithful import STREAMS
-from unspool.cli.replay import guess_protocol, load_recording
+from unspool.cli._replay import guess_protocol, load_recording
 from unspool.events import Citation, Event
-from unspool.sources.generate import generate
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
+from unspool.sources._generate import generate
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 MESSAGES = [{"role": "user", "content": "?"}]
 CASES = [(name, how) for name in EXPECTED for how in chunkings(load(name))]
@@ -121,7 +121,7 @@ def test_sdk_byte_by_byte(server: ReplayServer, name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_cli_reads_and_sniffs_the_raw_body(name: str) -> None:
-    from unspool.cli.parsers import make_stream_parser
+    from unspool.cli._parsers import make_stream_parser
 
     (stream,) = load_recording(load(name).decode(), "sse")
     protocol = guess_protocol(stream, "sse")

@@ -17,9 +17,9 @@ from tests.support.replay import collect, load
 from tests.support.replay.fixtures import FIXTURES
 from tests.support.replay.wire import Call, Text, chat_chunks
 from unspool.events import Event
-from unspool.sources.provider_decoder import ProviderDecoder
-from unspool.sources.providers.openai import OpenAIDecoder
-from unspool.sources.sse import SSEDecoder
+from unspool.sources._provider_decoder import ProviderDecoder
+from unspool.sources._sse import SSEDecoder
+from unspool.sources.providers._openai import OpenAIDecoder
 
 
 def sdk(payload: dict[str, Any]) -> Any:

@@ -29,9 +29,9 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
+from unspool.sources.providers._gemini import GeminiDecoder as _GeminiDecoder
+from unspool.sources.providers._gemini import from_gemini as _from_gemini
 from unspool.sources.providers._partial_args import PathWriter, parse_path, scalar
-from unspool.sources.providers.gemini import GeminiDecoder as _GeminiDecoder
-from unspool.sources.providers.gemini import from_gemini as _from_gemini
 
 MODEL = "gemini-2.5-flash"
 CUT = ({"message": "the stream was cut off inside this tool call"},)
@@ -377,7 +377,7 @@ def test_path_writer_rebuilds_any_object_in_document_order(
 
 
 def test_recognise(server: ReplayServer) -> None:
-    from unspool.sources.providers.gemini import recognise
+    from unspool.sources.providers._gemini import recognise
 
     server.play(Reply([TOOLS_BODY]))
     gemini = client(server)

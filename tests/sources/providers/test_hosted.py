@@ -28,8 +28,8 @@ from tests.support.replay.expected_hosted import EXPECTED_HOSTED as EXPECTED
 from tests.support.replay.expected_hosted import HOSTED_NAMES
 from tests.support.replay.gemini_wire import chunk, gemini_sse, text
 from tests.support.replay.hosted import STREAMS
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._registry import ActionRegistry
 from unspool.events import (
     ActionArgsDelta,
     ActionComplete,
@@ -46,14 +46,14 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.provider_decoder import ProviderDecoder
-from unspool.sources.providers import tool_results
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.bedrock import BedrockDecoder, from_bedrock
-from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import iter_sse
-from unspool.sources.turns import run_turns
+from unspool.sources._provider_decoder import ProviderDecoder
+from unspool.sources._sse import iter_sse
+from unspool.sources._turns import run_turns
+from unspool.sources.providers import _tool_results as tool_results
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._bedrock import BedrockDecoder, from_bedrock
+from unspool.sources.providers._gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 MESSAGES = [{"role": "user", "content": "?"}]
 SSE_NAMES = [name for name in EXPECTED if not name.endswith(".eventstream")]

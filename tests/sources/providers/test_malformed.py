@@ -24,8 +24,8 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.sources.providers.anthropic import from_anthropic
-from unspool.sources.providers.openai import from_openai
+from unspool.sources.providers._anthropic import from_anthropic
+from unspool.sources.providers._openai import from_openai
 
 
 @pytest.mark.parametrize(

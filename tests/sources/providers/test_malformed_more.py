@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from tests.support.malformed import FUZZ, mutated, values, well_formed
 from tests.support.replay import collect
 from unspool.events import Diagnostic, StreamDone
-from unspool.sources.providers.bedrock import from_bedrock
-from unspool.sources.providers.gemini import from_gemini
-from unspool.sources.providers.ollama import from_ollama
+from unspool.sources.providers._bedrock import from_bedrock
+from unspool.sources.providers._gemini import from_gemini
+from unspool.sources.providers._ollama import from_ollama
 
 
 def gemini_chunk(*parts: dict[str, Any], **candidate: Any) -> dict[str, Any]:

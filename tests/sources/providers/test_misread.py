@@ -29,9 +29,9 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.sources.payload import show
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import SSEDecoder
+from unspool.sources._payload import show
+from unspool.sources._sse import SSEDecoder
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 MESSAGES = [{"role": "user", "content": "?"}]
 

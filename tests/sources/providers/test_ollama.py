@@ -21,7 +21,7 @@ from unspool.events import (
     StreamError,
     TextDelta,
 )
-from unspool.sources.providers.ollama import from_ollama as _from_ollama
+from unspool.sources.providers._ollama import from_ollama as _from_ollama
 
 MESSAGES = [{"role": "user", "content": "weather?"}]
 
@@ -136,7 +136,7 @@ def test_raw_objects_without_the_sdk_and_odd_arguments() -> None:
 
 
 def test_recognise(server: ReplayServer) -> None:
-    from unspool.sources.providers.ollama import recognise
+    from unspool.sources.providers._ollama import recognise
 
     server.play(Reply([TOOLS_BODY], content_type=CONTENT_TYPE))
     chunks = list(ollama.Client(host=server.url).chat(model="m", messages=MESSAGES, stream=True))

@@ -30,10 +30,10 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.protocols.interleaved import InterleavedParser
-from unspool.sources.openai_adapter import OpenAIDecoder, from_openai
-from unspool.sources.parsers import emitter_of
-from unspool.sources.sse import iter_sse
+from unspool.protocols._interleaved import InterleavedParser
+from unspool.sources._openai_adapter import OpenAIDecoder, from_openai
+from unspool.sources._parsers import emitter_of
+from unspool.sources._sse import iter_sse
 
 MESSAGES = [{"role": "user", "content": "weather?"}]
 CHAT = {name: EXPECTED[name] for name in EXPECTED if name.startswith("openai_chat")}
@@ -275,7 +275,7 @@ def test_decoder_function_call_that_arrives_only_when_done() -> None:
 
 
 def test_decoder_bad_sse_data_is_reported() -> None:
-    from unspool.sources.sse import SSEMessage
+    from unspool.sources._sse import SSEMessage
 
     events = collect(
         from_openai([SSEMessage(data="{oops"), SSEMessage(data="[DONE]")], stream_id="stream")

@@ -37,12 +37,12 @@ from unspool.events import (
     TextDelta,
     Usage,
 )
-from unspool.sources.providers import table
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
-from unspool.sources.providers.ollama import OllamaDecoder, from_ollama
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.providers.tool_results import openai_chat_results
+from unspool.sources.providers import _table as table
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers._ollama import OllamaDecoder, from_ollama
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
+from unspool.sources.providers._tool_results import openai_chat_results
 
 MESSAGES: Any = [{"role": "user", "content": "?"}]
 

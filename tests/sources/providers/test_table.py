@@ -12,15 +12,15 @@ import pytest
 from tests.support.replay import acollect, collect, load
 from tests.support.replay.expected import CHAT_TOOLS, EXPECTED
 from tests.support.replay.wire import Text, chat_chunks
-from unspool.actions.tool_formats import TOOL_FORMATS
-from unspool.cli.parsers import PROTOCOLS, make_stream_parser
-from unspool.cli.replay import RecordedStream, guess_protocol, load_recording
-from unspool.cli.sse_protocols import ProviderSseParser
+from unspool.actions._tool_formats import TOOL_FORMATS
+from unspool.cli._parsers import PROTOCOLS, make_stream_parser
+from unspool.cli._replay import RecordedStream, guess_protocol, load_recording
+from unspool.cli._sse_protocols import ProviderSseParser
 from unspool.events import ActionStarted, Diagnostic, StreamDone, TextDelta
 from unspool.sources import from_anthropic, from_openai, generate
-from unspool.sources.providers import table
-from unspool.sources.providers.openai import OpenAIDecoder
-from unspool.sources.sse import iter_sse
+from unspool.sources._sse import iter_sse
+from unspool.sources.providers import _table as table
+from unspool.sources.providers._openai import OpenAIDecoder
 
 
 def test_rows_are_complete_and_unique() -> None:
@@ -185,7 +185,7 @@ async def test_generate_defaults_to_a_fresh_stream_id() -> None:
 
 
 def test_sse_helpers_default_to_a_fresh_stream_id() -> None:
-    from unspool.sources.sse import stream_sse
+    from unspool.sources._sse import stream_sse
 
     body = [b'data: <action name="a">{}</action>\n\n']
     first = started_ids(collect(stream_sse(body, "tags")))

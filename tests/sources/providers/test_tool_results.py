@@ -22,8 +22,8 @@ from unspool.events import (
     StreamDone,
     TextDelta,
 )
-from unspool.sources.providers import tool_results as tr
-from unspool.sources.providers.openai import OpenAIDecoder
+from unspool.sources.providers import _tool_results as tr
+from unspool.sources.providers._openai import OpenAIDecoder
 
 
 class Point(pydantic.BaseModel):

@@ -21,12 +21,12 @@ from tests.support.replay import ReplayServer, Reply, acollect, collect, pieces_
 from tests.support.replay.gemini_wire import gemini_sse
 from tests.support.replay.wire import sse
 from unspool.events import Diagnostic, Event, StreamDone, TextDelta, Usage
-from unspool.sources.providers.anthropic import AnthropicDecoder, from_anthropic
-from unspool.sources.providers.bedrock import BedrockDecoder
-from unspool.sources.providers.gemini import GeminiDecoder, from_gemini
-from unspool.sources.providers.openai import OpenAIDecoder, from_openai
-from unspool.sources.sse import SSEDecoder
-from unspool.sources.usage import SHAPES, read_usage
+from unspool.sources._sse import SSEDecoder
+from unspool.sources._usage import SHAPES, read_usage
+from unspool.sources.providers._anthropic import AnthropicDecoder, from_anthropic
+from unspool.sources.providers._bedrock import BedrockDecoder
+from unspool.sources.providers._gemini import GeminiDecoder, from_gemini
+from unspool.sources.providers._openai import OpenAIDecoder, from_openai
 
 MESSAGES = [{"role": "user", "content": "?"}]
 

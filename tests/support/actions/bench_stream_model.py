@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from unspool.actions.partial_model import stream_model
+from unspool.actions._partial_model import stream_model
 
 
 class Step(BaseModel):

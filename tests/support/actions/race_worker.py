@@ -16,8 +16,8 @@ import time
 
 from tests.support.actions.servers import close, open_ledger
 from tests.support.actions.streams import action_stream
-from unspool.actions.dispatcher import Dispatcher
-from unspool.actions.registry import ActionRegistry
+from unspool.actions._dispatcher import Dispatcher
+from unspool.actions._registry import ActionRegistry
 
 ACTIONS = 100
 

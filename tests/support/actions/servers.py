@@ -98,11 +98,11 @@ def open_ledger(where: dict[str, str], **options: Any) -> Ledger:
     if kind == "sqlite":
         return SqliteLedger(where["path"], **options)
     if kind == "postgres":
-        from unspool.actions.ledgers.postgres import PostgresLedger
+        from unspool.actions.ledgers._postgres import PostgresLedger
 
         return PostgresLedger(where["dsn"], table=where["table"], **options)
     if kind == "redis":
-        from unspool.actions.ledgers.redis import RedisLedger
+        from unspool.actions.ledgers._redis import RedisLedger
 
         return RedisLedger(where["url"], prefix=where["prefix"], **options)
     return MemoryLedger(**options)

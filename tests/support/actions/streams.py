@@ -1,5 +1,5 @@
 """Event streams as a protocol parser would produce them, built with the shared
-:class:`~unspool.protocols.emitter.ActionEmitter` (so ids, validation and
+:class:`~unspool.protocols._emitter.ActionEmitter` (so ids, validation and
 counts follow the same rules as in every parser)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from unspool.events import Event, TextDelta
-from unspool.protocols.emitter import ActionEmitter, ActionValidator
+from unspool.protocols._emitter import ActionEmitter, ActionValidator
 
 __all__ = ["action_stream"]
 

@@ -1,5 +1,5 @@
 """One recorded Chat stream per OpenAI-compatible server of
-:data:`unspool.sources.providers.compatible.COMPATIBLE`, in the shape each documents
+:data:`unspool.sources.providers._compatible.COMPATIBLE`, in the shape each documents
 (trimmed: the fields each adds, its reasoning, its usage, its comments), and one failure
 per server as it reports it mid-stream.
 

@@ -18,7 +18,7 @@ import base64
 import copy
 from typing import Any
 
-from unspool.web.formats.ui_messages import TOOL_STATES
+from unspool.web.formats._ui_messages import TOOL_STATES
 
 __all__ = [
     "PNG",

@@ -15,21 +15,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from unspool.actions.ledgers.answers import Answer
-from unspool.actions.ledgers.base import Claim, ClaimStatus, Ledger, LedgerError, Record
-from unspool.actions.ledgers.memory import MemoryLedger
-from unspool.actions.ledgers.sqlite import SqliteLedger
-from unspool.extras import needs_extra
+from unspool._extras import needs_extra
+from unspool.actions.ledgers._answers import Answer
+from unspool.actions.ledgers._base import Claim, ClaimStatus, Ledger, LedgerError, Record
+from unspool.actions.ledgers._memory import MemoryLedger
+from unspool.actions.ledgers._sqlite import SqliteLedger
 
 BACKENDS: dict[str, tuple[str, str]] = {
-    "PostgresLedger": ("unspool.actions.ledgers.postgres", "postgres"),
-    "RedisLedger": ("unspool.actions.ledgers.redis", "redis"),
+    "PostgresLedger": ("unspool.actions.ledgers._postgres", "postgres"),
+    "RedisLedger": ("unspool.actions.ledgers._redis", "redis"),
 }
 """The ledgers on third-party clients: name -> (module, extra)."""
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
-    from unspool.actions.ledgers.postgres import PostgresLedger
-    from unspool.actions.ledgers.redis import RedisLedger
+    from unspool.actions.ledgers._postgres import PostgresLedger
+    from unspool.actions.ledgers._redis import RedisLedger
 
 
 def __getattr__(name: str) -> Any:

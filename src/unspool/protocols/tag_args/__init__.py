@@ -1,10 +1,10 @@
 """Argument readers of the open-weights tool-call formats, one per argument syntax.
 
 :data:`READERS` maps a reader's name (the ``reader`` of a
-:class:`~unspool.protocols.model_formats.CallOpener`) to a function building it for
+:class:`~unspool.protocols._model_formats.CallOpener`) to a function building it for
 one call region: ``READERS[name](sink, opener, options, resync)``.  A new model
 family whose syntax is one of these is a row of
-:data:`~unspool.protocols.model_formats.MODEL_FORMATS`; a new syntax is a reader here.
+:data:`~unspool.protocols._model_formats.MODEL_FORMATS`; a new syntax is a reader here.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from unspool.protocols.tag_args.base import Call, Reader, Sink, skip_space
-from unspool.protocols.tag_args.harmony import Harmony
-from unspool.protocols.tag_args.json_calls import JsonCalls
-from unspool.protocols.tag_args.named import NamedCall
-from unspool.protocols.tag_args.py_calls import PyCalls
-from unspool.protocols.tag_args.xml_params import XmlCall
+from unspool.protocols.tag_args._base import Call, Reader, Sink, skip_space
+from unspool.protocols.tag_args._harmony import Harmony
+from unspool.protocols.tag_args._json_calls import JsonCalls
+from unspool.protocols.tag_args._named import NamedCall
+from unspool.protocols.tag_args._py_calls import PyCalls
+from unspool.protocols.tag_args._xml_params import XmlCall
 
 __all__ = ["READERS", "Call", "Either", "Reader", "ReaderFactory", "Sink"]
 

@@ -1,11 +1,11 @@
 """One module per LLM provider, and the table that lists them (:mod:`.table`).
 
 ``generate()``, the ``unspool`` command and its replay sniffer read
-:data:`~unspool.sources.providers.table.PROVIDERS`; a new provider is one module
+:data:`~unspool.sources.providers._table.PROVIDERS`; a new provider is one module
 here and one row there (the table module's docstring says how).
 """
 
-from unspool.sources.providers.table import (
+from unspool.sources.providers._table import (
     CLI_NAMES,
     FALLBACK,
     PROVIDERS,

@@ -1,1 +1,1 @@
-"""One module per wire format; :data:`unspool.web.encode.FORMATS` is the table of them."""
+"""One module per wire format; :data:`unspool.web._encode.FORMATS` is the table of them."""
