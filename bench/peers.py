@@ -51,10 +51,25 @@ class Peer:
     note: str = ""
 
 
-def optional_module(name: str) -> Any:
-    """The module ``name``, or None when it is not installed (or fails to import)."""
+def unspool_module(name: str) -> Any:
+    """An unspool module by its path since 0.3 (``unspool.core._jsonstream``), or by the
+    path of the release before (``unspool.core.jsonstream``) that ``--baseline`` may run."""
     try:
         return importlib.import_module(name)
+    except ImportError:
+        head, _, last = name.rpartition(".")
+        if not last.startswith("_") or last.startswith("__"):
+            raise
+        return importlib.import_module(f"{head}.{last[1:]}")
+
+
+def optional_module(name: str) -> Any:
+    """The module ``name`` (an unspool one as :func:`unspool_module` finds it), or None
+    when it is not installed (or fails to import)."""
+    try:
+        return (
+            unspool_module(name) if name.startswith("unspool.") else importlib.import_module(name)
+        )
     except ImportError:
         return None
 
@@ -236,7 +251,7 @@ def unspool_peers(*, lenient: bool = False) -> tuple[list[Peer], list[str]]:
     importable yet.
     """
     try:
-        mod = importlib.import_module("unspool.core._jsonstream")
+        mod = unspool_module("unspool.core._jsonstream")
     except ImportError as exc:
         return [], [f"unspool rows skipped: unspool.core._jsonstream not importable ({exc})"]
     json_stream_cls: Any = mod.JsonStream

@@ -5,7 +5,6 @@ and re-parse the whole buffer on every chunk, then diff the items)."""
 from __future__ import annotations
 
 import gc
-import importlib
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from bench.baseline import alternate, row_name
 from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
-from bench.peers import optional_module
+from bench.peers import optional_module, unspool_module
 from bench.profiles import Profile
 from bench.report import (
     Step,
@@ -110,7 +109,7 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
     """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
     and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
     try:
-        parser_cls = importlib.import_module("unspool.protocols._interleaved").InterleavedParser
+        parser_cls = unspool_module("unspool.protocols._interleaved").InterleavedParser
     except ImportError as exc:
         return {}, f"unspool.protocols._interleaved not importable ({exc})"
     docs, streams = _streams(profile)
@@ -128,7 +127,7 @@ def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the interleaved rows; returns the results as JSON-ready data."""
     notes: list[str] = []
     try:
-        parser_cls = importlib.import_module("unspool.protocols._interleaved").InterleavedParser
+        parser_cls = unspool_module("unspool.protocols._interleaved").InterleavedParser
     except ImportError as exc:
         parser_cls = None
         notes.append(f"unspool row skipped: unspool.protocols._interleaved not importable ({exc})")

@@ -12,13 +12,12 @@ and ``model_validate`` on a copy of the model whose fields are all optional.
 
 from __future__ import annotations
 
-import importlib
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any, Optional, Union, get_args, get_origin
 
-from bench.peers import optional_module
+from bench.peers import optional_module, unspool_module
 from bench.profiles import Profile
 from bench.report import Step, Target, block, cell_at, expect, series_dict, targets_table
 from bench.table import fmt_ratio
@@ -143,7 +142,7 @@ def run(profile: Profile) -> dict[str, Any]:
     model = _models(pydantic)
     runners: dict[str, Callable[[Sequence[str]], Any]] = {}
     try:
-        stream_model = importlib.import_module("unspool.actions._partial_model").stream_model
+        stream_model = unspool_module("unspool.actions._partial_model").stream_model
         runners[OURS] = _ours(stream_model, model)
     except ImportError as exc:
         notes.append(f"unspool row skipped: unspool.actions._partial_model not importable ({exc})")

@@ -4,7 +4,6 @@ the seed's regex on every chunk."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from bench.baseline import alternate, row_name
 from bench.baseline import legend as baseline_legend
 from bench.outputs import Output, check_outputs, merged, protocol_runner
+from bench.peers import unspool_module
 from bench.profiles import Profile
 from bench.report import (
     Step,
@@ -81,7 +81,7 @@ def unspool_rows(profile: Profile) -> tuple[dict[str, list[Cell]], str]:
     """The row of the ``unspool`` importable here (``{"unspool": cells}``), or no row
     and the reason.  ``python -m bench.baseline`` calls it with a baseline's unspool."""
     try:
-        parser_cls: Any = importlib.import_module("unspool.protocols._tags").TagParser
+        parser_cls: Any = unspool_module("unspool.protocols._tags").TagParser
     except ImportError as exc:
         return {}, f"unspool.protocols._tags not importable ({exc})"
     docs, streams = _streams(profile)
@@ -99,7 +99,7 @@ def run(profile: Profile) -> dict[str, Any]:
     """Measure and print the tag rows; returns the results as JSON-ready data."""
     notes: list[str] = []
     try:
-        parser_cls: Any = importlib.import_module("unspool.protocols._tags").TagParser
+        parser_cls: Any = unspool_module("unspool.protocols._tags").TagParser
     except ImportError as exc:
         parser_cls = None
         notes.append(f"unspool row skipped: unspool.protocols._tags not importable ({exc})")

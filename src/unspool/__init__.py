@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from unspool import _moved
 from unspool._extras import needs_extra
 from unspool._jsonsafe import to_jsonable
 from unspool.core._errors import UNSET, LimitExceeded, MalformedJSON
@@ -161,6 +162,8 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+
+_moved.install()  # 0.2's module paths still import, with a DeprecationWarning
 
 __all__ = [
     "ACTION_TAG",

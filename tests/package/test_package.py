@@ -76,8 +76,8 @@ LAYERS: dict[str, int] = {
     # bottom: the parser and the vocabulary (and its JSON-safe form)
     "core": 0,
     "events": 0,
-    "jsonsafe": 0,
-    "extras": 0,  # which extra installs a missing module (stdlib only)
+    "_jsonsafe": 0,
+    "_extras": 0,  # which extra installs a missing module (stdlib only)
     # text in, events out
     "protocols": 1,
     # side by side: none imports another (see ALLOWED_SIBLING_IMPORTS)
@@ -87,6 +87,7 @@ LAYERS: dict[str, int] = {
     # on top: the command, and the package facade that re-exports the public names
     "cli": 3,
     "__main__": 3,
+    "_moved": 0,  # 0.2's module paths, kept importable (stdlib only)
     "": 3,
 }
 """The layer of each top-level module or folder of ``src/unspool`` (docs/architecture.md).

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -83,3 +85,63 @@ def test_the_provider_entry_points_come_from_one_factory() -> None:
         assert fn.__name__ == name and fn.__doc__
         with pytest.raises(TypeError):
             fn([], colour=1)
+
+
+# ------------------------------------------------------------------ the visible boundary
+
+PUBLIC_MODULES = {"events", "web/provider_messages", "protocols/prompts"}
+"""The modules (besides the packages' ``__init__``) that are documented import paths;
+every other module is private, named with a leading underscore."""
+
+
+def test_private_modules_are_named_with_an_underscore() -> None:
+    public = sorted(
+        rel
+        for path in ROOT.rglob("*.py")
+        if not path.name.startswith("_")
+        and (rel := path.relative_to(ROOT).with_suffix("").as_posix()) not in PUBLIC_MODULES
+    )
+    assert public == []
+    for rel in PUBLIC_MODULES:
+        assert (ROOT / f"{rel}.py").is_file(), rel
+
+
+def test_the_documents_import_only_public_paths() -> None:
+    """What the README and docs/ tell a user to import is public: the package root, a
+    subpackage, or one of :data:`PUBLIC_MODULES`."""
+    repo = ROOT.parent.parent
+    texts = [repo / "README.md", *sorted((repo / "docs").rglob("*.md"))]
+    public = {"unspool." + rel.replace("/", ".") for rel in PUBLIC_MODULES}
+    for text in texts:
+        for module in re.findall(r"^\s*from (unspool[\w.]*) import", text.read_text("utf-8"), re.M):
+            last = module.rpartition(".")[2]
+            assert module in public or (ROOT.parent / module.replace(".", "/")).is_dir(), (
+                text.name,
+                module,
+            )
+            assert not last.startswith("_"), (text.name, module)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("unspool.core.jsonstream", "unspool.core._jsonstream"),
+        ("unspool.core.machines", "unspool.core._machines"),
+        ("unspool.sources.providers.table", "unspool.sources.providers._table"),
+        ("unspool.actions.ledgers.sqlite", "unspool.actions.ledgers._sqlite"),
+    ],
+)
+def test_the_old_module_paths_still_import_with_a_warning(old: str, new: str) -> None:
+    """0.2's paths name the same module object, with a DeprecationWarning saying where
+    it went (``mock.patch`` targets and pickles of 0.2 keep working)."""
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=re.escape(new)):
+        moved = importlib.import_module(old)
+    assert moved is importlib.import_module(new)
+
+
+def test_an_unknown_module_is_still_an_import_error() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("unspool.core.no_such_module")
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("unspool.core._no_such_module")
