@@ -23,7 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from unspool import _moved
-from unspool._extras import needs_extra
+from unspool._extras import MissingExtra, needs_extra
 from unspool._jsonsafe import to_jsonable
 from unspool.core._errors import UNSET, LimitExceeded, MalformedJSON
 from unspool.core._find import JsonMatch, find_all_json, find_json
@@ -102,6 +102,7 @@ _LAZY: dict[str, str] = {
     "Dispatcher": "unspool.actions",
     "MemoryLedger": "unspool.actions",
     "SqliteLedger": "unspool.actions",
+    "StrictSchemaError": "unspool.actions",
     "PostgresLedger": "unspool.actions",
     "RedisLedger": "unspool.actions",
     "PartialModel": "unspool.actions",
@@ -133,6 +134,7 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
         PostgresLedger,
         RedisLedger,
         SqliteLedger,
+        StrictSchemaError,
         amodel_data,
         astream_model,
         model_data,
@@ -200,6 +202,7 @@ __all__ = [
     "LimitExceeded",
     "MalformedJSON",
     "MemoryLedger",
+    "MissingExtra",
     "MissingOutcome",
     "ModelFormat",
     "ModelStream",
@@ -223,6 +226,7 @@ __all__ = [
     "StateSnapshot",
     "StreamDone",
     "StreamError",
+    "StrictSchemaError",
     "StringDelta",
     "TagFormat",
     "TagParser",

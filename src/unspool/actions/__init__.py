@@ -39,6 +39,7 @@ from unspool.actions._partial_model import (
     stream_model,
 )
 from unspool.actions._registry import ActionRegistry, ActionSpec
+from unspool.actions._strict_schemas import StrictSchemaError
 from unspool.actions.ledgers import Claim, Ledger, LedgerError, MemoryLedger, Record, SqliteLedger
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy names, for type checkers
@@ -68,6 +69,7 @@ __all__ = [
     "Record",
     "RedisLedger",
     "SqliteLedger",
+    "StrictSchemaError",
     "amodel_data",
     "astream_model",
     "model_data",
