@@ -403,5 +403,5 @@ def test_web_imports_only_events_extras_and_itself() -> None:
                     "unspool.sources.providers",
                 ) or node.module.startswith("unspool.web")
                 if node.module == "unspool.sources.providers":  # the result builders only
-                    assert [a.name for a in node.names] == ["tool_results"], path.name
+                    assert [a.name for a in node.names] == ["_tool_results"], path.name
                 assert allowed, f"{path.name} imports {node.module}"
