@@ -19,7 +19,7 @@ import pytest
 from tests.support.paths import SRC
 
 CORE = SRC / "unspool" / "core"
-MACHINE_MODULES = ("jsonstream.py", "machine_steps.py")
+MACHINE_MODULES = ("_jsonstream.py", "_machine_steps.py")
 STEPS = (
     "setup",
     "boundary",
@@ -35,7 +35,7 @@ STEPS = (
     "after_root",
     "end",
 )
-DRIVER = ("jsonstream.py", "_machine")
+DRIVER = ("_jsonstream.py", "_machine")
 DRIVER_MAX_LINES = 500
 FUNCTION_MAX_LINES = 150
 

@@ -297,7 +297,7 @@ def test_a_strict_demo_says_so_and_never_runs_the_malformed_action(browser: Any)
 COLLECT = """(url) => new Promise((resolve) => {
   const seen = [];
   const source = new EventSource(url);
-  const types = ["text_delta", "reasoning_delta", "refusal_delta", "citation", "action_started",
+  const types = ["text_delta", "reasoning_delta", "reasoning_signature", "refusal_delta", "citation", "action_started",
     "action_args_delta", "action_complete", "action_invalid", "action_result", "action_failed",
     "hosted_tool_started", "hosted_tool_input", "hosted_tool_result", "diagnostic",
     "stream_done", "resume_failed"];
