@@ -10,26 +10,13 @@ import re
 import pytest
 
 from tests.support.paths import SRC
+from unspool.core._state import MACHINE_STEPS
 
 SOURCE = SRC / "unspool" / "core" / "_speedups.c"
 
 pytestmark = pytest.mark.skipif(not SOURCE.is_file(), reason="needs the source tree (_speedups.c)")
 
-STEPS = (
-    "setup",
-    "boundary",
-    "string",
-    "value",
-    "key",
-    "colon",
-    "after_value",
-    "number",
-    "token",
-    "comment",
-    "preamble",
-    "after_root",
-    "end",
-)
+STEPS = tuple(MACHINE_STEPS)
 """The step names shared with the Python machine (jsonstream._machine)."""
 
 MAX_LINES = 250

@@ -17,24 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import SRC
+from unspool.core._state import MACHINE_STEPS
 
 CORE = SRC / "unspool" / "core"
 MACHINE_MODULES = ("_jsonstream.py", "_machine_steps.py")
-STEPS = (
-    "setup",
-    "boundary",
-    "string",
-    "value",
-    "key",
-    "colon",
-    "after_value",
-    "number",
-    "token",
-    "comment",
-    "preamble",
-    "after_root",
-    "end",
-)
+STEPS = tuple(MACHINE_STEPS)
 DRIVER = ("_jsonstream.py", "_machine")
 DRIVER_MAX_LINES = 500
 FUNCTION_MAX_LINES = 150

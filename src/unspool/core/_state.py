@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["Giveback", "Handover", "Helpers"]
+__all__ = ["MACHINE_STEPS", "Giveback", "Handover", "Helpers"]
 
 
 class Handover(NamedTuple):
@@ -99,3 +99,23 @@ class Helpers(NamedTuple):
     repair_window: Any
     Handover: Any  # the records above, which C fills and reads
     Giveback: Any
+
+
+MACHINE_STEPS: dict[str, str] = {
+    "setup": "the text a chunk starts with: what was held back, then the chunk",
+    "boundary": "the end of a chunk (a streaming string value's short loop)",
+    "string": "inside a string or key: plain runs, escapes, the closing quote",
+    "value": "where a value is expected: at the root, after ':', in an array",
+    "key": "where a key is expected: after '{' or ','",
+    "colon": "after a key",
+    "after_value": "after a value inside a container: ',' or the closer",
+    "number": "inside a number token",
+    "token": "inside an unquoted value or key (lenient)",
+    "comment": "inside a comment (lenient)",
+    "preamble": "before the root value (skip_preamble); C hands it over",
+    "after_root": "after the root value, a fenced one too",
+    "end": "the end of input (finish())",
+}
+"""The steps both machines are cut along, named the same in each: a ``# step: <name>``
+section of the Python driver or its ``_step_<name>`` function, C's ``step_<name>`` (or a
+``/* step: <name> */`` section); ``tests/core/test_machine_steps_*.py`` hold both to it."""
