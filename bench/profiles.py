@@ -40,11 +40,11 @@ QUICK = Profile(
 FULL = Profile(
     name="full",
     shapes=SHAPES,
-    sizes=tuple(SIZES),
+    sizes=tuple(s for s in SIZES if s != "4MB"),
     chunkers=tuple(CHUNKERS),
     settings=Settings(repeats=5, budget=3.0, cap=3.0),
     lenient_size="4KB",
-    protocol_sizes=tuple(SIZES),
+    protocol_sizes=tuple(s for s in SIZES if s != "4MB"),
 )
 
 
